@@ -1,0 +1,106 @@
+import { randomUUID } from 'node:crypto';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type RawReplyDefaultExpression,
+  type RawRequestDefaultExpression,
+  type RawServerDefault,
+} from 'fastify';
+import { sql } from 'kysely';
+import type { Config } from './config.js';
+import { openDatabase, type DatabaseHandle, type Db, type Dialect } from './db/database.js';
+import { migrateToLatest } from './db/migrate.js';
+import { registerAuth } from './http/auth.js';
+import { registerErrorHandler } from './http/error-handler.js';
+import { openApiOptions } from './http/openapi.js';
+import { MemoryRateLimitStore, RedisRateLimitStore, type RateLimitStore } from './http/rate-limit-store.js';
+import { API_ROOT } from './http/route-config.js';
+import { SHARED_SCHEMAS } from './http/schemas.js';
+import { AuditRecorder } from './modules/audit/recorder.js';
+import { initialiseSettings } from './modules/settings/service.js';
+import statusRoutes from './modules/status/routes.js';
+
+export type App = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    db: Db;
+    dialect: Dialect;
+    appConfig: Config;
+    audit: AuditRecorder;
+  }
+}
+
+export interface AppOptions {
+  /** Pino options, or false for no logging (tests). Defaults to the configured level. */
+  logger?: boolean | Record<string, unknown>;
+}
+
+/** Opens the database, applies migrations and assembles the service. The caller listens and closes. */
+export async function buildApp(config: Config, options: AppOptions = {}): Promise<App> {
+  const database: DatabaseHandle = openDatabase(config.databaseUrl);
+  try {
+    await migrateToLatest(database);
+    await initialiseSettings(database.db, config.siteTimezone);
+  } catch (error) {
+    await database.destroy();
+    throw error;
+  }
+
+  const app: App = Fastify({
+    logger: options.logger ?? {
+      level: config.logLevel,
+      // Keys travel in these headers; they must never reach a log line.
+      redact: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie'],
+    },
+    genReqId: () => randomUUID(),
+    bodyLimit: 1024 * 1024,
+    ajv: { customOptions: { allErrors: true } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const rateLimits: RateLimitStore = config.redisUrl ? new RedisRateLimitStore(config.redisUrl) : new MemoryRateLimitStore();
+  const audit = new AuditRecorder(database.db, app.log);
+
+  app.decorate('db', database.db);
+  app.decorate('dialect', database.dialect);
+  app.decorate('appConfig', config);
+  app.decorate('audit', audit);
+  app.addHook('onClose', async () => {
+    await audit.close();
+    await rateLimits.close();
+    await database.destroy();
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
+  registerErrorHandler(app);
+  registerAuth(app, { db: database.db, nodeEnv: config.nodeEnv, rateLimits, audit });
+
+  await app.register(swagger, openApiOptions(config));
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
+    try {
+      await sql`select 1`.execute(database.db);
+      return { status: 'ready' };
+    } catch {
+      return reply.status(503).send({ status: 'unavailable' });
+    }
+  });
+  app.get(`${API_ROOT}/openapi.json`, { config: { permission: 'public' }, schema: { hide: true } }, async () => app.swagger());
+
+  await app.register(statusRoutes, { prefix: API_ROOT });
+  return app;
+}

@@ -1,0 +1,102 @@
+import { IANAZone } from 'luxon';
+
+export type NodeEnv = 'development' | 'production' | 'test';
+const NODE_ENVS: readonly NodeEnv[] = ['development', 'production', 'test'];
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly databaseUrl: string;
+  readonly redisUrl: string | undefined;
+  readonly siteTimezone: string;
+  readonly publicUrl: string;
+  readonly smtpUrl: string | undefined;
+  readonly mailFrom: string;
+  readonly nodeEnv: NodeEnv;
+  readonly logLevel: LogLevel;
+}
+
+/** A configuration value that stops start-up; the message is one line naming the variable. */
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function read(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function fail(name: string, problem: string): never {
+  throw new ConfigError(`${name}: ${problem}`);
+}
+
+function parsePort(env: Env): number {
+  const raw = read(env, 'PORT');
+  if (raw === undefined) return 3000;
+  if (!/^\d+$/.test(raw) || Number(raw) > 65535) fail('PORT', `must be an integer from 0 to 65535, got "${raw}"`);
+  return Number(raw);
+}
+
+function parseUrl(env: Env, name: string, protocols: readonly string[]): string | undefined {
+  const raw = read(env, name);
+  if (raw === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    fail(name, 'is not a valid URL');
+  }
+  if (!protocols.includes(url.protocol)) fail(name, `must start with ${protocols.map((p) => `${p}//`).join(' or ')}`);
+  return raw;
+}
+
+function parseDatabaseUrl(env: Env): string {
+  const raw = read(env, 'DATABASE_URL') ?? 'sqlite:./data/booking.db';
+  if (raw.startsWith('sqlite:')) {
+    if (raw.length === 'sqlite:'.length) fail('DATABASE_URL', 'sqlite: needs a file path, e.g. sqlite:./data/booking.db');
+    return raw;
+  }
+  if (parseUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:'])) return raw;
+  return fail('DATABASE_URL', 'must be sqlite:<path> or postgres://…');
+}
+
+export function isValidTimezone(name: string): boolean {
+  return IANAZone.isValidZone(name);
+}
+
+/** Reads and validates the environment once; the result is frozen and passed to buildApp. */
+export function loadConfig(env: Env = process.env): Config {
+  const port = parsePort(env);
+  const host = read(env, 'HOST') ?? '127.0.0.1';
+
+  const siteTimezone = read(env, 'SITE_TIMEZONE') ?? 'UTC';
+  if (!isValidTimezone(siteTimezone)) fail('SITE_TIMEZONE', `"${siteTimezone}" is not an IANA time zone name`);
+
+  const nodeEnv = (read(env, 'NODE_ENV') ?? 'development') as NodeEnv;
+  if (!NODE_ENVS.includes(nodeEnv)) fail('NODE_ENV', `must be one of ${NODE_ENVS.join(', ')}`);
+
+  const logLevel = (read(env, 'LOG_LEVEL') ?? 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) fail('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
+
+  const mailFrom = read(env, 'MAIL_FROM') ?? 'bookings@localhost';
+  if (!/^[^\s@]+@[^\s@]+$/.test(mailFrom) && !/<[^\s@]+@[^\s@]+>$/.test(mailFrom)) {
+    fail('MAIL_FROM', 'must be an email address');
+  }
+
+  const publicUrl = (parseUrl(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://${host}:${port}`).replace(/\/+$/, '');
+
+  return Object.freeze({
+    port,
+    host,
+    databaseUrl: parseDatabaseUrl(env),
+    redisUrl: parseUrl(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    siteTimezone,
+    publicUrl,
+    smtpUrl: parseUrl(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+    mailFrom,
+    nodeEnv,
+    logLevel,
+  });
+}

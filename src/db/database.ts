@@ -1,0 +1,127 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import type { AgentLocationsTable, AgentServicesTable, AgentsTable } from '../modules/agents/table.js';
+import type { ApiKeysTable } from '../modules/api-keys/table.js';
+import type { AuditLogTable } from '../modules/audit/table.js';
+import type { BookingMetaTable, BookingsTable } from '../modules/bookings/table.js';
+import type { CategoriesTable, ServicesTable } from '../modules/catalog/table.js';
+import type { CouponsTable } from '../modules/coupons/table.js';
+import type { CustomersTable } from '../modules/customers/table.js';
+import type { LocationsTable } from '../modules/locations/table.js';
+import type { OutboxTable } from '../modules/mail/table.js';
+import type { InvoicesTable, OrderItemsTable, OrdersTable, TransactionsTable } from '../modules/orders/table.js';
+import type { SettingsTable } from '../modules/settings/table.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+/** Every table of the service; each module owns its own table types. */
+export interface Database {
+  settings: SettingsTable;
+  api_keys: ApiKeysTable;
+  audit_log: AuditLogTable;
+  service_categories: CategoriesTable;
+  location_categories: CategoriesTable;
+  agents: AgentsTable;
+  services: ServicesTable;
+  locations: LocationsTable;
+  agent_services: AgentServicesTable;
+  agent_locations: AgentLocationsTable;
+  customers: CustomersTable;
+  orders: OrdersTable;
+  bookings: BookingsTable;
+  booking_meta: BookingMetaTable;
+  order_items: OrderItemsTable;
+  invoices: InvoicesTable;
+  transactions: TransactionsTable;
+  coupons: CouponsTable;
+  outbox: OutboxTable;
+}
+
+export type Db = Kysely<Database>;
+
+export interface DatabaseHandle {
+  readonly db: Db;
+  readonly dialect: Dialect;
+  /** Closes every connection; the handle is unusable afterwards. */
+  destroy(): Promise<void>;
+}
+
+export function dialectOf(url: string): Dialect {
+  return url.startsWith('sqlite:') ? 'sqlite' : 'postgres';
+}
+
+function openSqlite(url: string): SQLite.Database {
+  const file = url.slice('sqlite:'.length);
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  const database = new SQLite(file);
+  database.pragma('journal_mode = WAL');
+  // Writers in other processes (CLI, a second server) wait for the lock instead of failing at once.
+  database.pragma('busy_timeout = 5000');
+  database.pragma('synchronous = NORMAL');
+  database.pragma('foreign_keys = ON');
+  return database;
+}
+
+// COUNT(*) and SUM() of integers come back as int8; every such value here fits a JS number.
+const INT8_OID = 20;
+const pgTypes = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary'): unknown =>
+    oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+export function openDatabase(url: string): DatabaseHandle {
+  const dialect = dialectOf(url);
+  if (dialect === 'sqlite') {
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: openSqlite(url) }) });
+    return { db, dialect, destroy: () => db.destroy() };
+  }
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 10,
+    connectionTimeoutMillis: 3000,
+    idleTimeoutMillis: 30000,
+    types: pgTypes,
+  });
+  // An idle client losing its connection (database restart) must not crash the process;
+  // the pool drops it and the next query connects afresh.
+  pool.on('error', () => {});
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { db, dialect, destroy: () => db.destroy() };
+}
+
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  '57P01', // admin_shutdown
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now
+  '53300', // too_many_connections
+  'SQLITE_BUSY',
+  'SQLITE_CANTOPEN',
+  'SQLITE_IOERR',
+  'SQLITE_FULL',
+]);
+
+/** True for errors that mean "the database cannot serve now" rather than "this query is wrong". */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08') || code.startsWith('SQLITE_IOERR'))) {
+    return true;
+  }
+  const message = (error as { message?: unknown }).message;
+  return (
+    typeof message === 'string' &&
+    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connect ECONNREFUSED/.test(
+      message,
+    )
+  );
+}

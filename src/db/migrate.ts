@@ -1,0 +1,38 @@
+import { Migrator, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
+import type { DatabaseHandle, Dialect } from './database.js';
+import * as foundation from './migrations/0001_foundation.js';
+import * as domain from './migrations/0002_domain.js';
+
+type DialectMigration = { up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void> };
+
+/** Ordered by name; a migration, once released, never changes. */
+const MIGRATIONS: Record<string, DialectMigration> = {
+  '0001_foundation': foundation,
+  '0002_domain': domain,
+};
+
+class InCodeProvider implements MigrationProvider {
+  constructor(private readonly dialect: Dialect) {}
+  getMigrations(): Promise<Record<string, Migration>> {
+    const entries = Object.entries(MIGRATIONS).map(([name, m]): [string, Migration] => [
+      name,
+      { up: (db) => m.up(db, this.dialect) },
+    ]);
+    return Promise.resolve(Object.fromEntries(entries));
+  }
+}
+
+export class MigrationError extends Error {}
+
+/** Applies pending migrations; Kysely's migrator locks, so concurrent starts apply each once. */
+export async function migrateToLatest(handle: DatabaseHandle): Promise<string[]> {
+  const migrator = new Migrator({ db: handle.db, provider: new InCodeProvider(handle.dialect) });
+  const { error, results }: MigrationResultSet = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+    throw new MigrationError(`migration ${failed} failed: ${error instanceof Error ? error.message : JSON.stringify(error)}`, {
+      cause: error,
+    });
+  }
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

@@ -1,0 +1,152 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { NodeEnv } from '../config.js';
+import type { Db } from '../db/database.js';
+import { grants } from '../modules/api-keys/permissions.js';
+import { findActiveKey, type ApiKey } from '../modules/api-keys/service.js';
+import type { AuditRecorder } from '../modules/audit/recorder.js';
+import { AppError } from './errors.js';
+import type { RateDecision, RateLimitStore, WindowState } from './rate-limit-store.js';
+import { API_ROOT } from './route-config.js';
+
+export interface AuthOptions {
+  db: Db;
+  nodeEnv: NodeEnv;
+  rateLimits: RateLimitStore;
+  audit: AuditRecorder;
+}
+
+const MINUTE_MS = 60_000;
+const HOUR_MS = 3_600_000;
+/** Contract §5: failed authentications per client IP and minute. */
+export const FAILED_AUTH_PER_MINUTE = 30;
+
+function presentedKey(request: FastifyRequest): string | undefined {
+  const header = request.headers['x-api-key'];
+  if (typeof header === 'string' && header.trim() !== '') return header.trim();
+  const authorization = request.headers.authorization;
+  const bearer = authorization?.match(/^Bearer\s+(\S+)\s*$/i);
+  return bearer?.[1];
+}
+
+/** The window with the fewest requests left (contract §5); on a tie, the one ending first. */
+function tightest(windows: readonly WindowState[]): WindowState {
+  return windows.reduce((a, b) => (b.remaining < a.remaining || (b.remaining === a.remaining && b.resetAt < a.resetAt) ? b : a));
+}
+
+function rateLimitError(decision: RateDecision, now: number): AppError {
+  const exhausted = decision.windows.filter((w) => w.remaining === 0);
+  const resetAt = Math.max(...exhausted.map((w) => w.resetAt));
+  const retryAfter = Math.max(1, Math.ceil((resetAt - now) / 1000));
+  return new AppError('rate_limit_exceeded', `Rate limit exceeded; retry in ${retryAfter} s`, undefined, {
+    extra: { retry_after: retryAfter },
+  });
+}
+
+async function consumeOrAllow(
+  options: AuthOptions,
+  request: FastifyRequest,
+  id: string,
+  windows: { limit: number; durationMs: number }[],
+  now: number,
+): Promise<RateDecision | undefined> {
+  try {
+    return await options.rateLimits.consume(id, windows, now);
+  } catch (error) {
+    // A broken counter store must not take the API down with it: serve, and say so in the log.
+    request.log.warn({ err: error }, 'rate-limit store unavailable; request not counted');
+    return undefined;
+  }
+}
+
+/**
+ * Authentication, per-key rate limits, permission checks and the audit trail for every route
+ * under the API root that is not public.
+ */
+export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
+  app.decorateRequest('apiKey', undefined);
+  app.decorateRequest('audited', false);
+
+  app.addHook('onRoute', (route) => {
+    if (route.url.startsWith(API_ROOT) && route.config?.permission === undefined) {
+      throw new Error(`${route.method.toString()} ${route.url} declares no permission`);
+    }
+  });
+
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    const { permission, forbiddenCode } = request.routeOptions.config;
+    if (permission === undefined || permission === 'public') return;
+    request.audited = true;
+    const now = Date.now();
+
+    const presented = presentedKey(request);
+    const key: ApiKey | undefined = presented === undefined ? undefined : await findActiveKey(options.db, presented);
+    const refusedInProduction = key?.type === 'test' && options.nodeEnv === 'production';
+    if (!key || refusedInProduction) {
+      const decision = await consumeOrAllow(
+        options,
+        request,
+        `authfail:${request.ip}`,
+        [{ limit: FAILED_AUTH_PER_MINUTE, durationMs: MINUTE_MS }],
+        now,
+      );
+      if (decision && !decision.allowed) {
+        const error = rateLimitError(decision, now);
+        reply.header('retry-after', String(error.extra?.retry_after));
+        throw error;
+      }
+      throw new AppError(
+        'unauthorized',
+        presented === undefined
+          ? 'Missing API key: send X-API-Key or Authorization: Bearer'
+          : refusedInProduction
+            ? 'Test keys are not accepted in production'
+            : 'Invalid or revoked API key',
+      );
+    }
+    request.apiKey = key;
+
+    const decision = await consumeOrAllow(
+      options,
+      request,
+      `key:${key.id}:${key.created_at}`,
+      [
+        { limit: key.per_minute, durationMs: MINUTE_MS },
+        { limit: key.per_hour, durationMs: HOUR_MS },
+      ],
+      now,
+    );
+    if (decision) {
+      const window = tightest(decision.windows);
+      reply.header('x-ratelimit-limit', String(window.limit));
+      reply.header('x-ratelimit-remaining', String(window.remaining));
+      reply.header('x-ratelimit-reset', String(Math.ceil(window.resetAt / 1000)));
+      if (!decision.allowed) {
+        const error = rateLimitError(decision, now);
+        reply.header('retry-after', String(error.extra?.retry_after));
+        throw error;
+      }
+    }
+
+    if (permission !== 'any' && !grants(key.permissions, permission)) {
+      const code = forbiddenCode ?? 'forbidden';
+      throw new AppError(
+        code,
+        `This key lacks the permission ${permission}`,
+        code === 'insufficient_permissions' ? { required_permission: permission } : undefined,
+      );
+    }
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    if (!request.audited) return;
+    options.audit.record({
+      at: new Date().toISOString(),
+      key_id: request.apiKey?.id ?? null,
+      method: request.method,
+      path: request.url.split('?', 1)[0] ?? request.url,
+      status: reply.statusCode,
+      ip: request.ip,
+      duration_ms: Math.round(reply.elapsedTime * 100) / 100,
+    });
+  });
+}

@@ -1,0 +1,88 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isDatabaseUnavailable } from '../db/database.js';
+import { AppError, renderError, type ErrorDetails } from './errors.js';
+
+interface ValidationIssue {
+  instancePath: string;
+  keyword: string;
+  params: Record<string, unknown>;
+  message?: string;
+}
+
+function fieldOf(issue: ValidationIssue): string {
+  if (issue.keyword === 'required' && typeof issue.params.missingProperty === 'string') {
+    const parent = issue.instancePath.slice(1).replaceAll('/', '.');
+    return parent ? `${parent}.${issue.params.missingProperty}` : issue.params.missingProperty;
+  }
+  return issue.instancePath.slice(1).replaceAll('/', '.') || 'body';
+}
+
+function messageOf(issue: ValidationIssue): string {
+  if (issue.keyword === 'required') return 'is required';
+  if (issue.keyword === 'enum' && Array.isArray(issue.params.allowedValues)) {
+    return `must be one of ${issue.params.allowedValues.join(', ')}`;
+  }
+  return issue.message ?? 'is invalid';
+}
+
+/** One detail per field, named as the client sent it (query parameter, body field, path param). */
+export function validationDetails(issues: readonly ValidationIssue[]): ErrorDetails {
+  const details: ErrorDetails = {};
+  for (const issue of issues) {
+    // anyOf/oneOf repeat each branch's complaint; the first one names the field well enough.
+    const field = fieldOf(issue);
+    if (!(field in details)) details[field] = messageOf(issue);
+  }
+  return details;
+}
+
+function toAppError(error: FastifyError, request: FastifyRequest): AppError | undefined {
+  if (error instanceof AppError) return error;
+  if (error.validation) {
+    const code = request.routeOptions.config?.validationErrorCode ?? 'invalid_request';
+    const where = error.validationContext === 'querystring' ? 'query parameters' : (error.validationContext ?? 'request');
+    return new AppError(code, `Invalid ${where}`, validationDetails(error.validation));
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('invalid_request', 'Request body is larger than 1 MiB', undefined, { status: 413 });
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError('invalid_request', 'Request body must be JSON (Content-Type: application/json)');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new AppError('invalid_request', 'Request body is empty but Content-Type is application/json');
+  }
+  if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
+    return new AppError('invalid_request', 'Request body is not valid JSON');
+  }
+  if (isDatabaseUnavailable(error)) {
+    return new AppError('service_not_available', 'The booking system is unavailable; try again shortly');
+  }
+  if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+    // Other client errors raised by Fastify itself (bad content length, bad URL encoding, …).
+    return new AppError('invalid_request', 'Malformed request', undefined, { status: error.statusCode });
+  }
+  return undefined;
+}
+
+/** The single place where errors become HTTP answers. Nothing internal ever reaches the client. */
+export function registerErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const style = request.routeOptions.config?.errorStyle ?? 1;
+    let appError = toAppError(error, request);
+    if (appError?.code === 'service_not_available') {
+      request.log.warn({ err: error }, 'database unavailable');
+    } else if (!appError) {
+      request.log.error({ err: error }, 'unexpected error');
+      appError = new AppError('server_error', style === 2 ? 'Failed to process the payment request' : 'Internal server error');
+    }
+    void reply
+      .status(appError.statusCode)
+      .type('application/json; charset=utf-8')
+      .send(JSON.stringify(renderError(appError, style)));
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const error = new AppError('not_found', `No route ${request.method} ${request.url.split('?', 1)[0]}`);
+    void reply.status(404).type('application/json; charset=utf-8').send(JSON.stringify(renderError(error, 1)));
+  });
+}

@@ -1,0 +1,43 @@
+import type { SwaggerOptions } from '@fastify/swagger';
+import type { Config } from '../config.js';
+import { API_ROOT } from './route-config.js';
+
+/** OpenAPI 3.1 from the route schemas; each operation names the permission its key needs. */
+export function openApiOptions(config: Config): SwaggerOptions {
+  return {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Booking API',
+        version: '1.0.0',
+        description:
+          'Book agents for services at locations; manage customers, orders, invoices, payments and coupons. ' +
+          'Every operation needs an API key (X-API-Key or Authorization: Bearer) holding the permission it names. ' +
+          'Responses carry X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset.',
+      },
+      servers: [{ url: config.publicUrl }],
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+          bearer: { type: 'http', scheme: 'bearer' },
+        },
+      },
+    },
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+    },
+    transform: ({ schema, url, route }) => {
+      const permission = route.config?.permission;
+      if (!url.startsWith(API_ROOT) || permission === undefined || permission === 'public') return { schema, url };
+      const needs = permission === 'any' ? 'Any valid API key.' : `Permission: \`${permission}\`.`;
+      return {
+        url,
+        schema: {
+          ...schema,
+          description: schema?.description ? `${schema.description}\n\n${needs}` : needs,
+          security: [{ apiKey: [] }, { bearer: [] }],
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,32 @@
+import type { Generated } from 'kysely';
+
+export interface AgentsTable {
+  id: Generated<number>;
+  first_name: string;
+  last_name: string;
+  display_name: string | null;
+  email: string;
+  phone: string | null;
+  bio: string | null;
+  /** JSON-encoded array of {label, value}; the API returns this string as is. */
+  features: string | null;
+  status: 'active' | 'disabled';
+  /** JSON {weekly, exceptions}; null: the agent works the site's hours. */
+  schedule: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface AgentServicesTable {
+  agent_id: number;
+  service_id: number;
+  custom_price_cents: number | null;
+  custom_duration: number | null;
+  /** JSON weekly object (schedule shape), or null. */
+  custom_hours: string | null;
+}
+
+export interface AgentLocationsTable {
+  agent_id: number;
+  location_id: number;
+}

@@ -1,0 +1,39 @@
+import type { Generated } from 'kysely';
+
+export type BookingStatus = 'pending' | 'approved' | 'cancelled' | 'completed' | 'no_show';
+export type BookingPaymentStatus = 'not_paid' | 'partially_paid' | 'paid' | 'refunded';
+
+export interface BookingsTable {
+  id: Generated<number>;
+  booking_code: string;
+  status: BookingStatus;
+  payment_status: BookingPaymentStatus;
+  service_id: number;
+  agent_id: number;
+  location_id: number;
+  customer_id: number;
+  order_id: number | null;
+  /** Local wall-clock fields (YYYY-MM-DD, HH:MM) in `timezone`. */
+  start_date: string;
+  start_time: string;
+  end_date: string;
+  end_time: string;
+  timezone: string;
+  /** The span as UTC instants (ISO text); overlap checks compare these. */
+  start_at: string;
+  end_at: string;
+  duration: number;
+  price_cents: number;
+  notes: string | null;
+  customer_comment: string | null;
+  /** Secret in the manage-booking URLs. */
+  access_key: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface BookingMetaTable {
+  booking_id: number;
+  meta_key: string;
+  meta_value: string;
+}

@@ -1,0 +1,29 @@
+import type { Generated } from 'kysely';
+
+export interface ServicesTable {
+  id: Generated<number>;
+  name: string;
+  short_description: string;
+  description: string;
+  duration: number;
+  price_min_cents: number;
+  price_max_cents: number;
+  charge_amount_cents: number;
+  deposit_amount_cents: number;
+  capacity_min: number;
+  capacity_max: number;
+  order_number: number;
+  selection_image_id: number;
+  status: 'active' | 'disabled';
+  visibility: 'visible' | 'hidden';
+  category_id: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CategoriesTable {
+  id: Generated<number>;
+  name: string;
+  created_at: string;
+  updated_at: string;
+}

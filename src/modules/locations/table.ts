@@ -1,0 +1,13 @@
+import type { Generated } from 'kysely';
+
+export interface LocationsTable {
+  id: Generated<number>;
+  name: string;
+  full_address: string;
+  status: 'active' | 'inactive';
+  category_id: number | null;
+  order_number: number;
+  selection_image_id: number;
+  created_at: string;
+  updated_at: string;
+}

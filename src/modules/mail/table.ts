@@ -1,0 +1,22 @@
+import type { Generated } from 'kysely';
+
+export type MailKind = 'booking_confirmation' | 'booking_change' | 'customer_welcome';
+export type OutboxStatus = 'pending' | 'sent' | 'failed' | 'not_delivered';
+
+export interface OutboxTable {
+  id: Generated<number>;
+  kind: MailKind;
+  recipient: string;
+  subject: string;
+  /** JSON: what the templates render. */
+  payload: string;
+  status: OutboxStatus;
+  attempts: number;
+  last_error: string | null;
+  next_attempt_at: string;
+  /** A sender claims a row until this instant; a row whose claim lapsed is due again. */
+  locked_until: string | null;
+  sent_at: string | null;
+  created_at: string;
+  updated_at: string;
+}

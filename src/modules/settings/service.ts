@@ -1,0 +1,89 @@
+import { isValidTimezone } from '../../config.js';
+import type { Db } from '../../db/database.js';
+import { AppError } from '../../http/errors.js';
+import { nowIso } from '../../lib/time.js';
+
+export interface SiteSettings {
+  timezone: string;
+  slot_interval_minutes: number;
+  min_lead_minutes: number;
+}
+
+export type SettingKey = keyof SiteSettings;
+export const SETTING_KEYS: readonly SettingKey[] = ['timezone', 'slot_interval_minutes', 'min_lead_minutes'];
+
+const DEFAULTS: Omit<SiteSettings, 'timezone'> = { slot_interval_minutes: 30, min_lead_minutes: 0 };
+
+export function isSettingKey(key: string): key is SettingKey {
+  return (SETTING_KEYS as readonly string[]).includes(key);
+}
+
+function integerIn(key: SettingKey, raw: string | number, min: number, max: number): number {
+  const text = String(raw).trim();
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value < min || value > max) {
+    throw new AppError('validation_failed', `${key} must be an integer from ${min} to ${max}`, {
+      [key]: `must be an integer from ${min} to ${max}`,
+    });
+  }
+  return value;
+}
+
+/** Validates one setting value (from the CLI or the API) into its typed form. */
+export function parseSetting<K extends SettingKey>(key: K, raw: string | number): SiteSettings[K];
+export function parseSetting(key: SettingKey, raw: string | number): string | number {
+  switch (key) {
+    case 'timezone': {
+      const zone = String(raw).trim();
+      if (!isValidTimezone(zone)) {
+        throw new AppError('validation_failed', `"${zone}" is not an IANA time zone name`, {
+          timezone: 'must be an IANA time zone name such as Europe/Berlin',
+        });
+      }
+      return zone;
+    }
+    case 'slot_interval_minutes':
+      return integerIn(key, raw, 5, 720);
+    case 'min_lead_minutes':
+      return integerIn(key, raw, 0, 525600);
+  }
+}
+
+/** A new database takes its timezone from SITE_TIMEZONE; later starts leave stored values alone. */
+export async function initialiseSettings(db: Db, siteTimezone: string): Promise<void> {
+  const at = nowIso();
+  const initial: SiteSettings = { timezone: siteTimezone, ...DEFAULTS };
+  await db
+    .insertInto('settings')
+    .values(SETTING_KEYS.map((key) => ({ key, value: String(initial[key]), updated_at: at })))
+    .onConflict((oc) => oc.column('key').doNothing())
+    .execute();
+}
+
+export async function getSettings(db: Db): Promise<SiteSettings> {
+  const rows = await db.selectFrom('settings').select(['key', 'value']).execute();
+  const stored = new Map(rows.map((r) => [r.key, r.value]));
+  return {
+    timezone: stored.get('timezone') ?? 'UTC',
+    slot_interval_minutes: Number(stored.get('slot_interval_minutes') ?? DEFAULTS.slot_interval_minutes),
+    min_lead_minutes: Number(stored.get('min_lead_minutes') ?? DEFAULTS.min_lead_minutes),
+  };
+}
+
+export async function getTimezone(db: Db): Promise<string> {
+  const row = await db.selectFrom('settings').select('value').where('key', '=', 'timezone').executeTakeFirst();
+  return row?.value ?? 'UTC';
+}
+
+export async function setSettings(db: Db, values: Partial<SiteSettings>): Promise<void> {
+  const at = nowIso();
+  const rows = Object.entries(values).map(([key, value]) => ({ key, value: String(value), updated_at: at }));
+  if (rows.length === 0) return;
+  await db
+    .insertInto('settings')
+    .values(rows)
+    .onConflict((oc) =>
+      oc.column('key').doUpdateSet((eb) => ({ value: eb.ref('excluded.value'), updated_at: eb.ref('excluded.updated_at') })),
+    )
+    .execute();
+}

@@ -1,0 +1,36 @@
+import { buildApp } from './app.js';
+import { ConfigError, loadConfig } from './config.js';
+
+const SHUTDOWN_GRACE_MS = 10_000;
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const app = await buildApp(config);
+
+  let closing = false;
+  const shutdown = (signal: string): void => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down');
+    // In-flight requests finish; a stuck one does not hold the process hostage.
+    setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS).unref();
+    app.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        app.log.error({ err: error }, 'error while shutting down');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+
+  await app.listen({ port: config.port, host: config.host });
+}
+
+main().catch((error: unknown) => {
+  // Start-up failures are one line: the variable at fault, or what could not be reached.
+  const message = error instanceof ConfigError ? `configuration error: ${error.message}` : `cannot start: ${error instanceof Error ? error.message : String(error)}`;
+  process.stderr.write(`${message}\n`);
+  process.exit(1);
+});

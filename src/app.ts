@@ -23,6 +23,9 @@ import { AuditRecorder } from './modules/audit/recorder.js';
 import { initialiseSettings } from './modules/settings/service.js';
 import statusRoutes from './modules/status/routes.js';
 
+/** Each domain's routes, mounted under the API root. */
+const MODULE_ROUTES: ((app: App) => Promise<void>)[] = [statusRoutes];
+
 export type App = FastifyInstance<
   RawServerDefault,
   RawRequestDefaultExpression,
@@ -101,6 +104,6 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   });
   app.get(`${API_ROOT}/openapi.json`, { config: { permission: 'public' }, schema: { hide: true } }, async () => app.swagger());
 
-  await app.register(statusRoutes, { prefix: API_ROOT });
+  for (const routes of MODULE_ROUTES) await app.register(routes, { prefix: API_ROOT });
   return app;
 }

@@ -46,14 +46,18 @@ declare module 'fastify' {
 export interface AppOptions {
   /** Pino options, or false for no logging (tests). Defaults to the configured level. */
   logger?: boolean | Record<string, unknown>;
+  /** The clock rate-limit windows follow (tests pin it so that no window boundary falls inside one). */
+  now?: () => number;
 }
 
 /** Opens the database, applies migrations and assembles the service. The caller listens and closes. */
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<App> {
   const database: DatabaseHandle = openDatabase(config.databaseUrl);
+  let rateLimits: RateLimitStore;
   try {
     await migrateToLatest(database);
     await initialiseSettings(database.db, config.siteTimezone);
+    rateLimits = config.redisUrl ? await RedisRateLimitStore.connect(config.redisUrl) : new MemoryRateLimitStore();
   } catch (error) {
     await database.destroy();
     throw error;
@@ -70,7 +74,6 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     ajv: { customOptions: { allErrors: true } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  const rateLimits: RateLimitStore = config.redisUrl ? new RedisRateLimitStore(config.redisUrl) : new MemoryRateLimitStore();
   const audit = new AuditRecorder(database.db, app.log);
 
   app.decorate('db', database.db);
@@ -88,7 +91,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   });
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   registerErrorHandler(app);
-  registerAuth(app, { db: database.db, nodeEnv: config.nodeEnv, rateLimits, audit });
+  registerAuth(app, { db: database.db, nodeEnv: config.nodeEnv, rateLimits, audit, now: options.now ?? Date.now });
 
   await app.register(swagger, openApiOptions(config));
   await app.register(swaggerUi, { routePrefix: '/docs' });

@@ -1,5 +1,6 @@
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
+import { isDatabaseUnavailable } from './db/database.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -30,7 +31,13 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   // Start-up failures are one line: the variable at fault, or what could not be reached.
-  const message = error instanceof ConfigError ? `configuration error: ${error.message}` : `cannot start: ${error instanceof Error ? error.message : String(error)}`;
+  const reason = error instanceof Error ? error.message : String(error);
+  const message =
+    error instanceof ConfigError
+      ? `configuration error: ${error.message}`
+      : isDatabaseUnavailable(error)
+        ? `cannot start: the database named by DATABASE_URL cannot be reached (${reason})`
+        : `cannot start: ${reason}`;
   process.stderr.write(`${message}\n`);
   process.exit(1);
 });

@@ -5,6 +5,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
 import { buildApp, type App } from '../src/app.js';
+import { runCli } from '../src/cli.js';
 import { loadConfig } from '../src/config.js';
 import type { Db, Dialect } from '../src/db/database.js';
 import { createKey, type NewKeyInput } from '../src/modules/api-keys/service.js';
@@ -63,8 +64,15 @@ export function testConfig(databaseUrl: string, env: TestEnv = {}) {
   return loadConfig({ DATABASE_URL: databaseUrl, NODE_ENV: 'test', LOG_LEVEL: 'silent', ...env });
 }
 
-export async function buildTestApp(databaseUrl: string, env: TestEnv = {}): Promise<App> {
-  const app = await buildApp(testConfig(databaseUrl, env), { logger: false });
+export interface TestAppOptions {
+  /** Runs before app.ready(): tests may add routes of their own here. */
+  beforeReady?: (app: App) => void;
+  now?: () => number;
+}
+
+export async function buildTestApp(databaseUrl: string, env: TestEnv = {}, options: TestAppOptions = {}): Promise<App> {
+  const app = await buildApp(testConfig(databaseUrl, env), { logger: false, now: options.now });
+  options.beforeReady?.(app);
   await app.ready();
   return app;
 }
@@ -73,12 +81,12 @@ export async function buildTestApp(databaseUrl: string, env: TestEnv = {}): Prom
  * Registers beforeAll/afterAll for one app on a fresh database of the dialect; the returned
  * object is filled in before the first test runs.
  */
-export function useTestApp(dialect: Dialect, env: TestEnv = {}): TestApp {
+export function useTestApp(dialect: Dialect, env: TestEnv = {}, options: TestAppOptions = {}): TestApp {
   const context = { dialect } as TestApp;
   let database: TestDatabase | undefined;
   beforeAll(async () => {
     database = await createTestDatabase(dialect);
-    const app = await buildTestApp(database.url, env);
+    const app = await buildTestApp(database.url, env, options);
     Object.assign(context, {
       app,
       db: app.db,
@@ -96,3 +104,27 @@ export function useTestApp(dialect: Dialect, env: TestEnv = {}): TestApp {
 /** A JSON body from an inject response, typed loosely for assertions. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Json = any;
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `npx booking …` in-process against a database, capturing its output. */
+export async function cli(databaseUrl: string, argv: string[], stdin = '', env: TestEnv = {}): Promise<CliResult> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(
+    argv,
+    {
+      stdout: { write: (s: string) => (stdout += s) },
+      stderr: { write: (s: string) => (stderr += s) },
+      stdin: (async function* () {
+        yield stdin;
+      })(),
+    },
+    { DATABASE_URL: databaseUrl, NODE_ENV: 'test', ...env },
+  );
+  return { code, stdout, stderr };
+}

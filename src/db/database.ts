@@ -85,9 +85,11 @@ export function openDatabase(url: string): DatabaseHandle {
     idleTimeoutMillis: 30000,
     types: pgTypes,
   });
-  // An idle client losing its connection (database restart) must not crash the process;
-  // the pool drops it and the next query connects afresh.
+  // A client losing its connection (database restart, network cut) must not crash the process:
+  // a query in flight fails (and is answered 503), the pool drops the client, the next query
+  // connects afresh. Without these listeners the 'error' event would be unhandled.
   pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { db, dialect, destroy: () => db.destroy() };
 }

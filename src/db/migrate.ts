@@ -29,7 +29,9 @@ export async function migrateToLatest(handle: DatabaseHandle): Promise<string[]>
   const migrator = new Migrator({ db: handle.db, provider: new InCodeProvider(handle.dialect) });
   const { error, results }: MigrationResultSet = await migrator.migrateToLatest();
   if (error) {
-    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName;
+    // No migration ran: the database itself failed (unreachable, no permission); say that, as is.
+    if (failed === undefined) throw error instanceof Error ? error : new MigrationError(JSON.stringify(error));
     throw new MigrationError(`migration ${failed} failed: ${error instanceof Error ? error.message : JSON.stringify(error)}`, {
       cause: error,
     });

@@ -13,6 +13,8 @@ export interface AuthOptions {
   nodeEnv: NodeEnv;
   rateLimits: RateLimitStore;
   audit: AuditRecorder;
+  /** The clock for rate-limit windows (Unix ms). */
+  now: () => number;
 }
 
 const MINUTE_MS = 60_000;
@@ -76,7 +78,7 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
     const { permission, forbiddenCode } = request.routeOptions.config;
     if (permission === undefined || permission === 'public') return;
     request.audited = true;
-    const now = Date.now();
+    const now = options.now();
 
     const presented = presentedKey(request);
     const key: ApiKey | undefined = presented === undefined ? undefined : await findActiveKey(options.db, presented);

@@ -103,14 +103,22 @@ type ConsumingRedis = Redis & {
 };
 
 export class RedisRateLimitStore implements RateLimitStore {
-  private readonly redis: ConsumingRedis;
+  private constructor(private readonly redis: ConsumingRedis) {}
 
-  constructor(url: string) {
-    // Fail fast while Redis is away instead of queueing requests behind a reconnect.
-    const redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false });
+  /** Connects before the service takes requests, so that a wrong REDIS_URL stops start-up. */
+  static async connect(url: string): Promise<RedisRateLimitStore> {
+    // During a later outage a command waits at most a second, then fails; the caller serves the
+    // request uncounted rather than stalling the API behind a reconnect.
+    const redis = new Redis(url, { lazyConnect: true, commandTimeout: 1000, maxRetriesPerRequest: 1 });
     redis.defineCommand('consumeRate', { lua: CONSUME_SCRIPT });
     redis.on('error', () => {});
-    this.redis = redis as ConsumingRedis;
+    try {
+      await redis.connect();
+    } catch (error) {
+      redis.disconnect();
+      throw new Error(`cannot reach Redis at REDIS_URL: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
+    return new RedisRateLimitStore(redis as ConsumingRedis);
   }
 
   async consume(id: string, windows: readonly RateWindow[], now: number): Promise<RateDecision> {

@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.js';
+
+describe('configuration', () => {
+  it('has the contract defaults', () => {
+    expect(loadConfig({})).toEqual({
+      port: 3000,
+      host: '127.0.0.1',
+      databaseUrl: 'sqlite:./data/booking.db',
+      redisUrl: undefined,
+      siteTimezone: 'UTC',
+      publicUrl: 'http://127.0.0.1:3000',
+      smtpUrl: undefined,
+      mailFrom: 'bookings@localhost',
+      nodeEnv: 'development',
+      logLevel: 'info',
+    });
+  });
+
+  it('is frozen', () => {
+    expect(Object.isFrozen(loadConfig({}))).toBe(true);
+  });
+
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['DATABASE_URL', 'mysql://x'],
+    ['DATABASE_URL', 'sqlite:'],
+    ['REDIS_URL', 'http://localhost'],
+    ['SITE_TIMEZONE', 'Europe/Atlantis'],
+    ['PUBLIC_URL', 'not a url'],
+    ['SMTP_URL', 'ftp://x'],
+    ['MAIL_FROM', 'nobody'],
+    ['NODE_ENV', 'staging'],
+    ['LOG_LEVEL', 'loud'],
+  ])('refuses %s=%s with a one-line message naming it', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    try {
+      loadConfig({ [name]: value });
+    } catch (error) {
+      expect((error as Error).message.startsWith(`${name}: `)).toBe(true);
+      expect((error as Error).message).not.toContain('\n');
+    }
+  });
+
+  it('accepts the documented forms', () => {
+    const config = loadConfig({
+      PORT: '0',
+      DATABASE_URL: 'postgres://u@db:5432/booking',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      SITE_TIMEZONE: 'Australia/Lord_Howe',
+      PUBLIC_URL: 'https://book.example.com/',
+      SMTP_URL: 'smtp://user:pass@mail:587',
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'warn',
+    });
+    expect(config).toMatchObject({ port: 0, siteTimezone: 'Australia/Lord_Howe', publicUrl: 'https://book.example.com', nodeEnv: 'production' });
+  });
+});

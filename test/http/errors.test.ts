@@ -1,0 +1,137 @@
+import { Type } from 'typebox';
+import { describe, expect, it } from 'vitest';
+import { AppError } from '../../src/http/errors.js';
+import { DIALECTS, useTestApp } from '../helper.js';
+
+const ROOT = '/booking-api/v1';
+
+describe.each(DIALECTS)('errors and envelopes (%s)', (dialect) => {
+  const t = useTestApp(dialect, {}, {
+    beforeReady: (app) => {
+      const body = Type.Object({ name: Type.String({ minLength: 2 }), count: Type.Integer({ minimum: 1 }) });
+      app.post(`${ROOT}/test-echo`, { config: { permission: 'any' }, schema: { body } }, async (request) => request.body);
+      app.get(
+        `${ROOT}/test-list`,
+        {
+          config: { permission: 'any', validationErrorCode: 'invalid_parameters' },
+          schema: { querystring: Type.Object({ per_page: Type.Optional(Type.Integer({ maximum: 100 })) }) },
+        },
+        async () => ({ ok: true }),
+      );
+      const fail = (style: 1 | 2 | 3) => ({
+        config: { permission: 'any' as const, errorStyle: style },
+        handler: async () => {
+          throw new AppError('customer_not_found', 'Customer 9 was not found');
+        },
+      });
+      app.get(`${ROOT}/test-style-1`, fail(1));
+      app.get(`${ROOT}/test-style-2`, fail(2));
+      app.get(`${ROOT}/test-style-3`, fail(3));
+      app.get(`${ROOT}/test-crash`, { config: { permission: 'any', errorStyle: 1 } }, async () => {
+        throw new Error('SELECT secret FROM internals at /work/main/src/x.ts:1');
+      });
+      app.get(`${ROOT}/test-crash-2`, { config: { permission: 'any', errorStyle: 2 } }, async () => {
+        throw new Error('SELECT secret FROM internals');
+      });
+    },
+  });
+
+  const headers = async () => ({ 'x-api-key': await t.key(), 'content-type': 'application/json' });
+
+  it('renders style 1 by default', async () => {
+    const res = await t.app.inject({ url: `${ROOT}/test-style-1`, headers: await headers() });
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toEqual({ status: 'error', error: { code: 'customer_not_found', message: 'Customer 9 was not found' } });
+  });
+
+  it('renders style 2 where the route declares it (payments)', async () => {
+    const res = await t.app.inject({ url: `${ROOT}/test-style-2`, headers: await headers() });
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toEqual({ success: false, error: 'Customer 9 was not found' });
+  });
+
+  it('renders style 3 where the route declares it (customer update)', async () => {
+    const res = await t.app.inject({ url: `${ROOT}/test-style-3`, headers: await headers() });
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toEqual({ code: 'customer_not_found', message: 'Customer 9 was not found', data: { status: 404 } });
+  });
+
+  it('renders authentication failures in the route style too', async () => {
+    const res = await t.app.inject({ url: `${ROOT}/test-style-2` });
+    expect(res.statusCode).toBe(401);
+    expect(res.json()).toEqual({ success: false, error: expect.any(String) });
+  });
+
+  it('answers schema violations with 400 invalid_request and details per field', async () => {
+    const res = await t.app.inject({ method: 'POST', url: `${ROOT}/test-echo`, headers: await headers(), payload: { name: 'x' } });
+    expect(res.statusCode).toBe(400);
+    const { error } = res.json();
+    expect(error.code).toBe('invalid_request');
+    expect(error.details).toEqual({ name: expect.any(String), count: 'is required' });
+  });
+
+  it('names bad query parameters, with the code the route declares', async () => {
+    const res = await t.app.inject({ url: `${ROOT}/test-list?per_page=101`, headers: await headers() });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toMatchObject({ code: 'invalid_parameters', details: { per_page: expect.any(String) } });
+  });
+
+  it('accepts digit strings where integers are expected', async () => {
+    const res = await t.app.inject({ method: 'POST', url: `${ROOT}/test-echo`, headers: await headers(), payload: { name: 'ok', count: '3' } });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ name: 'ok', count: 3 });
+  });
+
+  it('answers a body that is not JSON with 400 invalid_request', async () => {
+    const res = await t.app.inject({ method: 'POST', url: `${ROOT}/test-echo`, headers: await headers(), payload: '{"name": ' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.code).toBe('invalid_request');
+  });
+
+  it('answers a body of another media type with 400 invalid_request', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `${ROOT}/test-echo`,
+      headers: { ...(await headers()), 'content-type': 'text/plain' },
+      payload: 'name=x',
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.code).toBe('invalid_request');
+  });
+
+  it('answers a body over 1 MiB with 413 invalid_request', async () => {
+    const payload = JSON.stringify({ name: 'x'.repeat(1024 * 1024), count: 1 });
+    const res = await t.app.inject({ method: 'POST', url: `${ROOT}/test-echo`, headers: await headers(), payload });
+    expect(res.statusCode).toBe(413);
+    expect(res.json().error.code).toBe('invalid_request');
+  });
+
+  it('answers an unknown route with a JSON 404 not_found', async () => {
+    const res = await t.app.inject({ url: `${ROOT}/no-such-thing`, headers: await headers() });
+    expect(res.statusCode).toBe(404);
+    expect(res.headers['content-type']).toMatch(/application\/json/);
+    expect(res.json().error.code).toBe('not_found');
+  });
+
+  it('answers an unexpected failure with 500 server_error and nothing internal', async () => {
+    for (const [path, expected] of [
+      ['test-crash', { status: 'error', error: { code: 'server_error', message: 'Internal server error' } }],
+      ['test-crash-2', { success: false, error: 'Failed to process the payment request' }],
+    ] as const) {
+      const res = await t.app.inject({ url: `${ROOT}/${path}`, headers: await headers() });
+      expect(res.statusCode).toBe(500);
+      expect(res.json()).toEqual(expected);
+      expect(res.body).not.toMatch(/SELECT|secret|\.ts|at /);
+    }
+  });
+
+  it('gives every response an X-Request-Id', async () => {
+    const ids = new Set<string>();
+    for (const url of [`${ROOT}/status`, `${ROOT}/no-such-thing`, '/healthz']) {
+      const res = await t.app.inject({ url });
+      expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+      ids.add(String(res.headers['x-request-id']));
+    }
+    expect(ids.size).toBe(3);
+  });
+});

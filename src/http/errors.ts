@@ -27,6 +27,7 @@ export const ERROR_STATUS = {
   agent_has_bookings: 409,
   service_has_bookings: 409,
   location_has_bookings: 409,
+  idempotency_key_in_progress: 409,
   validation_failed: 422,
   data_inconsistency: 422,
   idempotency_key_reused: 422,

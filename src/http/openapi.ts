@@ -2,6 +2,20 @@ import type { SwaggerOptions } from '@fastify/swagger';
 import type { Config } from '../config.js';
 import { API_ROOT } from './route-config.js';
 
+const IDEMPOTENCY_HEADER_SCHEMA = {
+  type: 'object',
+  properties: {
+    'idempotency-key': {
+      type: 'string',
+      maxLength: 255,
+      description:
+        'Makes a retry safe: the first response to this key (and this exact request) is stored for at least ' +
+        '24 hours and replayed to retries without doing the work again; the same key with a different ' +
+        'request answers 422 idempotency_key_reused.',
+    },
+  },
+};
+
 /** OpenAPI 3.1 from the route schemas; each operation names the permission its key needs. */
 export function openApiOptions(config: Config): SwaggerOptions {
   return {
@@ -30,12 +44,15 @@ export function openApiOptions(config: Config): SwaggerOptions {
       const permission = route.config?.permission;
       if (!url.startsWith(API_ROOT) || permission === undefined || permission === 'public') return { schema, url };
       const needs = permission === 'any' ? 'Any valid API key.' : `Permission: \`${permission}\`.`;
+      const methods = [route.method].flat();
+      const retriable = methods.includes('POST') || methods.includes('PUT');
       return {
         url,
         schema: {
           ...schema,
           description: schema?.description ? `${schema.description}\n\n${needs}` : needs,
           security: [{ apiKey: [] }, { bearer: [] }],
+          ...(retriable ? { headers: { ...IDEMPOTENCY_HEADER_SCHEMA, ...(schema?.headers as object | undefined) } } : {}),
         },
       };
     },

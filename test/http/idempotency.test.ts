@@ -27,7 +27,7 @@ describe.each(DIALECTS)('Idempotency-Key (%s)', (dialect) => {
         }
         return reply.status(201).send({ name: request.body.name, run });
       });
-      app.put(`${ROOT}/test-things/:id`, { config: { permission: 'any' } }, async (request) => {
+      app.put(`${ROOT}/test-things/:id`, { config: { permission: 'any' } }, async () => {
         const run = count('put');
         if (run === 1) throw new AppError('validation_failed', 'first put refused');
         return { run };

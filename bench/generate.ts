@@ -1,0 +1,310 @@
+import { randomBytes } from 'node:crypto';
+import { DateTime } from 'luxon';
+import type { Db } from '../src/db/database.js';
+import { setSettings } from '../src/modules/settings/service.js';
+import { SITE_SCHEDULE_KEY, WEEKDAYS, type Schedule } from '../src/modules/schedules/model.js';
+
+/** The benchmark site: agents work every day 08:00–20:00 in Europe/Berlin, bookings start on the half hour. */
+export const BENCH_TIMEZONE = 'Europe/Berlin';
+export const DAY_START_HOUR = 8;
+export const DAY_END_HOUR = 20;
+const SLOTS_PER_DAY = (DAY_END_HOUR - DAY_START_HOUR) * 2;
+const BATCH = 500;
+
+export interface Catalog {
+  agentIds: number[];
+  serviceIds: number[];
+  locationIds: number[];
+  customerIds: number[];
+}
+
+/** Deterministic pseudo-random numbers, so two runs measure the same data. */
+export function prng(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export type Progress = (label: string, done: number, total: number) => void;
+
+export function progressBar(stream: NodeJS.WriteStream = process.stderr): Progress {
+  let last = -1;
+  return (label, done, total) => {
+    const percent = total === 0 ? 100 : Math.floor((done / total) * 100);
+    if (percent === last && done !== total) return;
+    last = percent;
+    const width = 30;
+    const filled = Math.round((percent / 100) * width);
+    stream.write(`\r  ${label.padEnd(10)} [${'#'.repeat(filled)}${' '.repeat(width - filled)}] ${String(percent).padStart(3)}% ${done}/${total}`);
+    if (done === total) {
+      stream.write('\n');
+      last = -1;
+    }
+  };
+}
+
+async function insertBatched<T>(db: Db, rows: T[], write: (trx: Db, chunk: T[]) => Promise<unknown>, label: string, progress: Progress) {
+  for (let i = 0; i < rows.length; i += BATCH) {
+    const chunk = rows.slice(i, i + BATCH);
+    await db.transaction().execute((trx) => write(trx, chunk));
+    progress(label, Math.min(i + BATCH, rows.length), rows.length);
+  }
+}
+
+/** Site settings, 20 services, 2 locations, the agents (all connected to everything) and the customers. */
+export async function generateCatalog(db: Db, counts: { agents: number; services: number; customers: number }, progress: Progress): Promise<Catalog> {
+  const at = new Date().toISOString();
+  const everyDay = Object.fromEntries(WEEKDAYS.map((d) => [d, [{ start: `0${DAY_START_HOUR}:00`.slice(-5), end: `${DAY_END_HOUR}:00` }]]));
+  const schedule = { weekly: everyDay, exceptions: [] } as unknown as Schedule;
+  await setSettings(db, { timezone: BENCH_TIMEZONE, slot_interval_minutes: 30, min_lead_minutes: 0 });
+  await db
+    .insertInto('settings')
+    .values({ key: SITE_SCHEDULE_KEY, value: JSON.stringify(schedule), updated_at: at })
+    .onConflict((oc) => oc.column('key').doUpdateSet({ value: JSON.stringify(schedule), updated_at: at }))
+    .execute();
+
+  const locationIds: number[] = [];
+  for (const name of ['Downtown', 'Riverside']) {
+    const row = await db
+      .insertInto('locations')
+      .values({ name, full_address: `${name} 1`, status: 'active', category_id: null, order_number: 0, selection_image_id: 0, created_at: at, updated_at: at })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    locationIds.push(row.id);
+  }
+  const serviceIds: number[] = [];
+  for (let i = 1; i <= counts.services; i++) {
+    const price = 2000 + i * 250;
+    const row = await db
+      .insertInto('services')
+      .values({
+        name: `Service ${i}`,
+        short_description: `Short description ${i}`,
+        description: `Description of service ${i}`,
+        duration: i % 2 === 0 ? 60 : 30,
+        price_min_cents: price,
+        price_max_cents: price,
+        charge_amount_cents: price,
+        deposit_amount_cents: 0,
+        capacity_min: 1,
+        capacity_max: 1,
+        order_number: i,
+        selection_image_id: 0,
+        status: 'active',
+        visibility: 'visible',
+        category_id: null,
+        created_at: at,
+        updated_at: at,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    serviceIds.push(row.id);
+  }
+  const agentIds: number[] = [];
+  for (let i = 1; i <= counts.agents; i++) {
+    const row = await db
+      .insertInto('agents')
+      .values({
+        first_name: `Agent${i}`,
+        last_name: 'Bench',
+        display_name: null,
+        email: `agent${i}@bench.test`,
+        phone: null,
+        bio: null,
+        features: null,
+        status: 'active',
+        schedule: null,
+        created_at: at,
+        updated_at: at,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    agentIds.push(row.id);
+    await db
+      .insertInto('agent_services')
+      .values(serviceIds.map((service_id) => ({ agent_id: row.id, service_id, custom_price_cents: null, custom_duration: null, custom_hours: null })))
+      .execute();
+    await db.insertInto('agent_locations').values(locationIds.map((location_id) => ({ agent_id: row.id, location_id }))).execute();
+  }
+
+  const customers = Array.from({ length: counts.customers }, (_, i) => ({
+    customer_code: `BENCH${i + 1}`,
+    first_name: `First${i + 1}`,
+    last_name: `Last${i + 1}`,
+    email: `customer${i + 1}@bench.test`,
+    email_lower: `customer${i + 1}@bench.test`,
+    phone: `+4930${String(1000000 + i)}`,
+    status: 'active',
+    date_of_birth: null,
+    gender: null,
+    address: null,
+    city: null,
+    state: null,
+    zipcode: null,
+    country: null,
+    custom_fields: '{}',
+    notes: null,
+    is_guest: 0,
+    host_user_id: null,
+    avatar_image_id: null,
+    preferred_agent_id: null,
+    preferred_location_id: null,
+    created_at: at,
+    updated_at: at,
+  }));
+  const customerIds: number[] = [];
+  await insertBatched(
+    db,
+    customers,
+    async (trx, chunk) => {
+      const ids = await trx.insertInto('customers').values(chunk).returning('id').execute();
+      customerIds.push(...ids.map((r) => r.id));
+    },
+    'customers',
+    progress,
+  );
+  return { agentIds, serviceIds, locationIds, customerIds };
+}
+
+function code(prefix: string): string {
+  return `${prefix}${randomBytes(6).toString('hex').toUpperCase()}`;
+}
+
+/**
+ * `count` bookings spread over `days` days from `firstDay`, never overlapping for an agent, each
+ * with its order, booking item and invoice as the service itself would write them. `skipSlots`
+ * lets a second call fill other slots of the same days (the 10,000 → 100,000 step).
+ */
+export async function generateBookings(
+  db: Db,
+  catalog: Catalog,
+  options: { count: number; firstDay: string; days: number; seed: number; layer: number; layers: number },
+  progress: Progress,
+): Promise<void> {
+  const random = prng(options.seed);
+  const start = DateTime.fromISO(options.firstDay, { zone: BENCH_TIMEZONE });
+  const at = new Date().toISOString();
+  const perAgent = Math.ceil(options.count / catalog.agentIds.length);
+  // Each call takes every `layers`-th half-hour slot starting at `layer`, so calls never collide.
+  const slotsPerAgent = Math.floor((options.days * SLOTS_PER_DAY) / options.layers);
+  if (perAgent > slotsPerAgent) throw new Error(`${perAgent} bookings per agent do not fit in ${slotsPerAgent} slots`);
+
+  type Planned = { agentId: number; slot: number };
+  const planned: Planned[] = [];
+  for (const agentId of catalog.agentIds) {
+    let chosen = 0;
+    for (let slot = 0; slot < slotsPerAgent && chosen < perAgent; slot++) {
+      // Pick with the probability that leaves exactly enough slots for the rest.
+      if (random() < (perAgent - chosen) / (slotsPerAgent - slot)) {
+        planned.push({ agentId, slot: slot * options.layers + options.layer });
+        chosen++;
+      }
+    }
+  }
+  planned.length = Math.min(planned.length, options.count);
+
+  let done = 0;
+  for (let i = 0; i < planned.length; i += BATCH) {
+    const chunk = planned.slice(i, i + BATCH);
+    await db.transaction().execute(async (trx) => {
+      const customerIds = chunk.map(() => catalog.customerIds[Math.floor(random() * catalog.customerIds.length)]!);
+      const orders = await trx
+        .insertInto('orders')
+        .values(
+          customerIds.map((customer_id) => ({
+            confirmation_code: code('OR'),
+            customer_id,
+            status: 'open' as const,
+            payment_status: 'not_paid' as const,
+            fulfillment_status: 'not_fulfilled' as const,
+            subtotal_cents: 4500,
+            total_cents: 4500,
+            tax_total_cents: 0,
+            discount_total_cents: 0,
+            coupon_code: null,
+            coupon_discount_cents: 0,
+            customer_comment: null,
+            notes: null,
+            ip_address: null,
+            source_id: null,
+            source_url: null,
+            created_at: at,
+            updated_at: at,
+          })),
+        )
+        .returning('id')
+        .execute();
+      const rows = chunk.map(({ agentId, slot }, k) => {
+        const day = Math.floor(slot / SLOTS_PER_DAY);
+        const minuteOfDay = DAY_START_HOUR * 60 + (slot % SLOTS_PER_DAY) * 30;
+        const local = start.plus({ days: day }).set({ hour: Math.floor(minuteOfDay / 60), minute: minuteOfDay % 60 });
+        const end = local.plus({ minutes: 30 });
+        const serviceId = catalog.serviceIds[Math.floor(random() * catalog.serviceIds.length)]!;
+        const status = random() < 0.1 ? ('cancelled' as const) : random() < 0.3 ? ('pending' as const) : ('approved' as const);
+        return {
+          booking_code: code('BK'),
+          status,
+          payment_status: 'not_paid' as const,
+          service_id: serviceId,
+          agent_id: agentId,
+          location_id: catalog.locationIds[agentId % catalog.locationIds.length]!,
+          customer_id: customerIds[k]!,
+          order_id: orders[k]!.id,
+          start_date: local.toFormat('yyyy-MM-dd'),
+          start_time: local.toFormat('HH:mm'),
+          end_date: end.toFormat('yyyy-MM-dd'),
+          end_time: end.toFormat('HH:mm'),
+          timezone: BENCH_TIMEZONE,
+          start_at: local.toUTC().toISO()!,
+          end_at: end.toUTC().toISO()!,
+          duration: 30,
+          price_cents: 4500,
+          notes: null,
+          customer_comment: null,
+          access_key: randomBytes(16).toString('hex'),
+          created_at: at,
+          updated_at: at,
+        };
+      });
+      const bookings = await trx.insertInto('bookings').values(rows).returning('id').execute();
+      await trx
+        .insertInto('order_items')
+        .values(
+          bookings.map((b, k) => ({
+            order_id: orders[k]!.id,
+            booking_id: b.id,
+            variant: 'booking',
+            item_data: JSON.stringify({ booking_id: b.id }),
+            quantity: 1,
+            subtotal_cents: 4500,
+            total_cents: 4500,
+            created_at: at,
+            updated_at: at,
+          })),
+        )
+        .execute();
+      await trx
+        .insertInto('invoices')
+        .values(
+          orders.map((o) => ({
+            order_id: o.id,
+            invoice_number: code('INV-'),
+            status: 'open' as const,
+            charge_amount_cents: 4500,
+            payment_portion: 'full',
+            due_at: null,
+            created_at: at,
+            updated_at: at,
+          })),
+        )
+        .execute();
+    });
+    done += chunk.length;
+    progress('bookings', done, planned.length);
+  }
+}

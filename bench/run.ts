@@ -1,0 +1,243 @@
+/**
+ * npm run bench [-- --db postgres] [--duration 10]
+ *
+ * Loads a generated data set into a fresh database, starts the real service (dist/server.js) and a
+ * bare Fastify route on this machine, drives both with autocannon and prints, per scenario,
+ * requests/s, p50/p99 latency and the ratio to the bare route; writes bench/results/*.json and an
+ * SVG chart. Nothing here asserts: the targets are printed as met or not.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { DateTime } from 'luxon';
+import { openDatabase } from '../src/db/database.js';
+import { migrateToLatest } from '../src/db/migrate.js';
+import { createKey } from '../src/modules/api-keys/service.js';
+import { initialiseSettings } from '../src/modules/settings/service.js';
+import { createTestDatabase } from '../test/databases.js';
+import { renderChart } from './chart.js';
+import { BENCH_TIMEZONE, DAY_END_HOUR, DAY_START_HOUR, generateBookings, generateCatalog, progressBar, type Catalog } from './generate.js';
+
+const { values: args } = parseArgs({
+  options: {
+    db: { type: 'string', default: 'sqlite' },
+    duration: { type: 'string', default: '10' },
+    bookings: { type: 'string', default: '100000' },
+  },
+});
+if (args.db !== 'sqlite' && args.db !== 'postgres') throw new Error('--db is sqlite or postgres');
+const DIALECT = args.db;
+const DURATION = Number(args.duration);
+const TOTAL_BOOKINGS = Number(args.bookings);
+const FIRST_DAY = DateTime.now().setZone(BENCH_TIMEZONE).plus({ days: 1 }).toFormat('yyyy-MM-dd');
+const ROOT = '/booking-api/v1';
+
+interface Measured {
+  name: string;
+  connections: number;
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+  ratioToBare?: number;
+}
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Starts a server process on a free port and waits until it answers /healthz. */
+async function startProcess(command: string[], env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, command, { env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
+  let exited = false;
+  child.on('exit', () => (exited = true));
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 200 && !exited; i++) {
+    const ok = await fetch(`${url}/healthz`).then((r) => r.ok, () => false);
+    if (ok) return { child, url };
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`${command.join(' ')} did not start`);
+}
+
+async function measure(
+  name: string,
+  url: string,
+  connections: number,
+  request: () => { method?: 'GET' | 'POST'; path: string; body?: string },
+  key?: string,
+): Promise<Measured> {
+  const headers: Record<string, string> = { 'content-type': 'application/json', ...(key ? { 'x-api-key': key } : {}) };
+  const first = request();
+  const result = await autocannon({
+    url,
+    connections,
+    duration: DURATION,
+    requests: [
+      {
+        method: first.method ?? 'GET',
+        path: first.path,
+        headers,
+        setupRequest: (req) => {
+          const next = request();
+          return { ...req, method: next.method ?? 'GET', path: next.path, body: next.body, headers };
+        },
+      },
+    ],
+  });
+  const measured: Measured = {
+    name,
+    connections,
+    requestsPerSecond: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+  };
+  process.stderr.write(`  ${name}: ${measured.requestsPerSecond} req/s, p50 ${measured.p50} ms, p99 ${measured.p99} ms${measured.non2xx ? `, ${measured.non2xx} non-2xx` : ''}\n`);
+  return measured;
+}
+
+function pick<T>(items: readonly T[], i: number): T {
+  return items[i % items.length]!;
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  process.stderr.write(`bench on ${DIALECT}: ${TOTAL_BOOKINGS} bookings, ${DURATION}s per scenario\n`);
+  const database = await createTestDatabase(DIALECT);
+  const handle = openDatabase(database.url);
+  const processes: ChildProcess[] = [];
+  try {
+    await migrateToLatest(handle);
+    await initialiseSettings(handle.db, BENCH_TIMEZONE);
+    const progress = progressBar();
+    const generationStarted = Date.now();
+    const catalog: Catalog = await generateCatalog(handle.db, { agents: 20, services: 20, customers: 20_000 }, progress);
+    // A first tenth of the bookings, measured alone, then the rest in the slots between them.
+    const firstLayer = Math.round(TOTAL_BOOKINGS / 10);
+    await generateBookings(handle.db, catalog, { count: firstLayer, firstDay: FIRST_DAY, days: 365, seed: 1, layer: 0, layers: 2 }, progress);
+    const { key } = await createKey(handle.db, { name: 'bench', perMinute: 1_000_000, perHour: 1_000_000 });
+
+    const bare = await startProcess(['--import', 'tsx', 'bench/bare-server.ts'], {});
+    processes.push(bare.child);
+    const server = await startProcess(['dist/server.js'], { DATABASE_URL: database.url, LOG_LEVEL: 'warn', NODE_ENV: 'development' });
+    processes.push(server.child);
+
+    const serviceId = catalog.serviceIds[0]!;
+    const availabilityFor = (agent: string | number) => () => {
+      const from = DateTime.fromISO(FIRST_DAY).plus({ days: Math.floor(Math.random() * 300) });
+      return {
+        path: `${ROOT}/availability?service_id=${serviceId}&agent_id=${agent}&date_from=${from.toFormat('yyyy-MM-dd')}&date_to=${from.plus({ days: 29 }).toFormat('yyyy-MM-dd')}`,
+      };
+    };
+    process.stderr.write(`availability with ${firstLayer} bookings in the table:\n`);
+    const availabilitySmall = await measure('GET /availability 30 days, any agent (10% data)', server.url, 10, availabilityFor('any'), key);
+
+    await generateBookings(handle.db, catalog, { count: TOTAL_BOOKINGS - firstLayer, firstDay: FIRST_DAY, days: 365, seed: 2, layer: 1, layers: 2 }, progress);
+    const generationSeconds = (Date.now() - generationStarted) / 1000;
+    const bookingIds = (await handle.db.selectFrom('bookings').select('id').execute()).map((r) => r.id);
+
+    process.stderr.write(`scenarios with ${bookingIds.length} bookings:\n`);
+    const results: Measured[] = [];
+    const bareResult = await measure('bare Fastify route', bare.url, 10, () => ({ path: '/' }));
+    results.push(bareResult);
+    results.push(await measure('GET /bookings/{id}', server.url, 10, () => ({ path: `${ROOT}/bookings/${pick(bookingIds, Math.floor(Math.random() * bookingIds.length))}` }), key));
+    results.push(
+      await measure('GET /bookings filtered, deep page', server.url, 10, () => {
+        const agent = pick(catalog.agentIds, Math.floor(Math.random() * 20));
+        return { path: `${ROOT}/bookings?agent_id=${agent}&status=pending&sort=start_date&order=asc&per_page=20&page=${50 + Math.floor(Math.random() * 20)}` };
+      }, key),
+    );
+    results.push(await measure('GET /availability 30 days, one agent', server.url, 10, availabilityFor(catalog.agentIds[0]!), key));
+    const availabilityLarge = await measure('GET /availability 30 days, any agent', server.url, 10, availabilityFor('any'), key);
+    results.push(availabilityLarge);
+    results.push(
+      await measure('GET /customers?include=stats', server.url, 10, () => ({ path: `${ROOT}/customers?include=stats&per_page=20&page=${1 + Math.floor(Math.random() * 1000)}` }), key),
+    );
+
+    // Writes go to the year after the generated one, one free half-hour each, never conflicting.
+    let slot = 0;
+    const nextSlot = () => {
+      const n = slot++;
+      const agent = pick(catalog.agentIds, n);
+      const perAgent = Math.floor(n / catalog.agentIds.length);
+      const day = Math.floor(perAgent / ((DAY_END_HOUR - DAY_START_HOUR) * 2));
+      const minute = DAY_START_HOUR * 60 + (perAgent % ((DAY_END_HOUR - DAY_START_HOUR) * 2)) * 30;
+      const date = DateTime.fromISO(FIRST_DAY).plus({ days: 400 + day });
+      return {
+        service_id: catalog.serviceIds[1]!,
+        agent_id: agent,
+        location_id: catalog.locationIds[agent % catalog.locationIds.length]!,
+        start_date: date.toFormat('yyyy-MM-dd'),
+        start_time: `${String(Math.floor(minute / 60)).padStart(2, '0')}:${String(minute % 60).padStart(2, '0')}`,
+        duration: 30,
+        customer_id: pick(catalog.customerIds, n),
+      };
+    };
+    results.push(
+      await measure('POST /bookings', server.url, 50, () => ({ method: 'POST', path: `${ROOT}/bookings`, body: JSON.stringify({ ...nextSlot(), send_confirmation: false }) }), key),
+    );
+    results.push(
+      await measure('POST /bookings/bulk (50)', server.url, 10, () => ({
+        method: 'POST',
+        path: `${ROOT}/bookings/bulk`,
+        body: JSON.stringify({ bookings: Array.from({ length: 50 }, nextSlot) }),
+      }), key),
+    );
+
+    for (const r of results) r.ratioToBare = Math.round((r.requestsPerSecond / bareResult.requestsPerSecond) * 1000) / 1000;
+    const byName = (name: string) => results.find((r) => r.name === name)!;
+    const targets = [
+      { target: 'GET /bookings/{id} ≥ 40% of the bare route req/s', met: byName('GET /bookings/{id}').ratioToBare! >= 0.4 },
+      { target: 'availability 30 days, any of the agents, p99 < 25 ms', met: availabilityLarge.p99 < 25 },
+      { target: `POST /bookings ≥ 1,500/s with p99 < 50 ms at 50 connections${DIALECT === 'sqlite' ? '' : ' (target set for SQLite)'}`, met: byName('POST /bookings').requestsPerSecond >= 1500 && byName('POST /bookings').p99 < 50 },
+      { target: 'bulk of 50 p99 < 100 ms', met: byName('POST /bookings/bulk (50)').p99 < 100 },
+      {
+        target: 'every list p99 < 25 ms',
+        met: [byName('GET /bookings filtered, deep page'), byName('GET /customers?include=stats')].every((r) => r.p99 < 25),
+      },
+    ];
+
+    const lines = [
+      `| scenario | conns | req/s | p50 ms | p99 ms | vs bare | non-2xx |`,
+      `|---|---:|---:|---:|---:|---:|---:|`,
+      ...results.map((r) => `| ${r.name} | ${r.connections} | ${r.requestsPerSecond} | ${r.p50} | ${r.p99} | ${r.ratioToBare} | ${r.non2xx} |`),
+      '',
+      `| availability, any agent, 30 days | p50 ms | p99 ms |`,
+      `|---|---:|---:|`,
+      `| ${firstLayer} bookings in the table | ${availabilitySmall.p50} | ${availabilitySmall.p99} |`,
+      `| ${bookingIds.length} bookings in the table | ${availabilityLarge.p50} | ${availabilityLarge.p99} |`,
+      '',
+      ...targets.map((t) => `- [${t.met ? 'x' : ' '}] ${t.target}: ${t.met ? 'met' : 'NOT met'}`),
+      '',
+      `data generation: ${generationSeconds.toFixed(1)} s; whole run: ${((Date.now() - started) / 1000).toFixed(0)} s`,
+    ];
+    process.stdout.write(`\n${lines.join('\n')}\n`);
+
+    const outDir = path.join('bench', 'results');
+    fs.mkdirSync(outDir, { recursive: true });
+    const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+    const report = { dialect: DIALECT, bookings: bookingIds.length, durationSeconds: DURATION, generationSeconds, results, availability: { small: availabilitySmall, large: availabilityLarge }, targets };
+    fs.writeFileSync(path.join(outDir, `${DIALECT}-${stamp}.json`), JSON.stringify(report, null, 2));
+    fs.writeFileSync(path.join(outDir, `${DIALECT}-${stamp}.svg`), renderChart(`Booking service on ${DIALECT}, ${bookingIds.length} bookings`, results));
+    process.stderr.write(`results: ${outDir}/${DIALECT}-${stamp}.{json,svg}\n`);
+  } finally {
+    for (const child of processes) child.kill('SIGTERM');
+    await handle.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await database.drop();
+  }
+}
+
+await main();

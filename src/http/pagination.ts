@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 /** `page` and `per_page` query parameters with a list's default and maximum (spec, Common list rules). */
 export function pageParams(defaultPerPage: number, maxPerPage = 100) {
   return {
-    page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+    page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
     per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: maxPerPage, default: defaultPerPage })),
   };
 }

@@ -39,5 +39,11 @@ export function errorResponses(statuses: readonly number[], style: ErrorStyle = 
 /** Statuses every authenticated route can answer besides its own. */
 export const AUTH_ERRORS = [401, 403, 429, 500, 503] as const;
 
-/** Integer id in a path: integers or digit strings (contract §3). */
-export const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+/** The largest id the 32-bit integer columns hold. */
+export const MAX_ID = 2147483647;
+
+/** An integer id: integers or digit strings (contract §3), within the column range. */
+export const Id = Type.Integer({ minimum: 1, maximum: MAX_ID });
+
+/** Integer id in a path. */
+export const IdParams = Type.Object({ id: Id });

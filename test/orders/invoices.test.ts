@@ -9,7 +9,7 @@ describe.each(DIALECTS)('invoices and transactions (%s)', (dialect) => {
     return t.app.inject({ method, url: `${API}${url}`, headers: { 'x-api-key': await t.key() }, ...(payload ? { payload } : {}) });
   }
   const order = async (id: number): Promise<Json> => (await call('GET', `/orders/${id}`)).json();
-  const transactions = async (id: number): Promise<Json[]> => (await call('GET', `/orders/${id}/transactions`)).json().data;
+  const transactions = async (id: number): Promise<Json[]> => (await call('GET', `/orders/${id}/transactions`)).json().data as Json[];
 
   describe('GET /orders/{id}/invoices', () => {
     it("lists the order's invoices in envelope B with pagination", async () => {
@@ -94,7 +94,7 @@ describe.each(DIALECTS)('invoices and transactions (%s)', (dialect) => {
       expect(await bookingPaymentStatus(t.db, o.bookingId)).toBe('partially_paid');
 
       await call('PUT', `/orders/${o.orderId}/invoices/${o.invoiceId}`, { status: 'paid' });
-      expect((await transactions(o.orderId)).map((x) => x.amount)).toEqual(['33.33', '66.67']);
+      expect((await transactions(o.orderId)).map((x) => x.amount as string)).toEqual(['33.33', '66.67']);
       expect((await order(o.orderId)).payment_status).toBe('fully_paid');
       expect(await bookingPaymentStatus(t.db, o.bookingId)).toBe('paid');
     });
@@ -103,7 +103,7 @@ describe.each(DIALECTS)('invoices and transactions (%s)', (dialect) => {
       const o = await bookedOrder(t.db, { priceCents: 10_000 });
       const res = await call('PUT', `/orders/${o.orderId}/invoices/${o.invoiceId}`, { status: 'paid', charge_amount: 25.005 });
       expect(res.json().data.charge_amount).toBe('25.01');
-      expect((await transactions(o.orderId)).map((x) => x.amount)).toEqual(['25.01']);
+      expect((await transactions(o.orderId)).map((x) => x.amount as string)).toEqual(['25.01']);
       expect((await order(o.orderId)).payment_status).toBe('partially_paid');
       expect(await bookingPaymentStatus(t.db, o.bookingId)).toBe('partially_paid');
     });
@@ -162,7 +162,7 @@ describe.each(DIALECTS)('invoices and transactions (%s)', (dialect) => {
 
       const list = (await call('GET', `/orders/${o.orderId}/transactions?per_page=1`)).json();
       expect(list).toMatchObject({ success: true, pagination: { page: 1, per_page: 1, total: 2, total_pages: 2 } });
-      expect(list.data.map((x: Json) => x.id)).toEqual([first.id]);
+      expect(list.data.map((x: { id: number }) => x.id)).toEqual([first.id]);
 
       const one = await call('GET', `/orders/${o.orderId}/transactions/${second.id}`);
       expect(one.statusCode).toBe(200);

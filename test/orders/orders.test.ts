@@ -92,7 +92,7 @@ describe.each(DIALECTS)('orders (%s)', (dialect) => {
       const body: Json = res.json();
       expect(Object.keys(body).sort()).toEqual(['data', 'pagination']);
       expect(body.pagination).toEqual({ page: 1, per_page: 10, total: 12, total_pages: 2 });
-      expect(body.data.map((o: Json) => o.id)).toEqual(ids.slice().reverse().slice(0, 10));
+      expect(body.data.map((o: { id: number }) => o.id)).toEqual(ids.slice().reverse().slice(0, 10));
       expect(Object.keys(body.data[0]).sort()).toEqual(
         [
           'id',
@@ -111,7 +111,7 @@ describe.each(DIALECTS)('orders (%s)', (dialect) => {
 
       const second = (await get(`/orders?customer_id=${customerId}&page=2&per_page=5`)).json();
       expect(second.pagination).toEqual({ page: 2, per_page: 5, total: 12, total_pages: 3 });
-      expect(second.data.map((o: Json) => o.id)).toEqual(ids.slice().reverse().slice(5, 10));
+      expect(second.data.map((o: { id: number }) => o.id)).toEqual(ids.slice().reverse().slice(5, 10));
     });
 
     it('filters by status and payment_status', async () => {
@@ -121,9 +121,9 @@ describe.each(DIALECTS)('orders (%s)', (dialect) => {
       await t.db.updateTable('orders').set({ status: 'completed', payment_status: 'fully_paid' }).where('id', '=', b.orderId).execute();
 
       const completed = (await get(`/orders?customer_id=${customerId}&status=completed`)).json();
-      expect(completed.data.map((o: Json) => o.id)).toEqual([b.orderId]);
+      expect(completed.data.map((o: { id: number }) => o.id)).toEqual([b.orderId]);
       const unpaid = (await get(`/orders?customer_id=${customerId}&payment_status=not_paid`)).json();
-      expect(unpaid.data.map((o: Json) => o.id)).toEqual([a.orderId]);
+      expect(unpaid.data.map((o: { id: number }) => o.id)).toEqual([a.orderId]);
       expect(unpaid.pagination.total).toBe(1);
     });
 

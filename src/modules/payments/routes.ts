@@ -15,7 +15,8 @@ const errors = (statuses: readonly number[]) => errorResponses([...statuses, ...
 
 /**
  * Schema violations become style-2 texts that name the problem: missing required fields, an
- * invalid identifier, an invalid payment status (422), or the invalid fields.
+ * invalid identifier, the invalid fields, or (when that is all that is wrong) an invalid payment
+ * status (422).
  */
 function rejectInvalid(request: FastifyRequest): void {
   const failure = request.validationError;
@@ -26,11 +27,13 @@ function rejectInvalid(request: FastifyRequest): void {
   }
   const missing = issues.filter((i) => i.keyword === 'required').map((i) => String(i.params.missingProperty));
   if (missing.length > 0) throw new AppError('invalid_request', `Missing required fields: ${missing.join(', ')}`);
-  if (failure.validationContext === 'body' && issues.some((i) => i.instancePath === '/status')) {
+  const isStatus = (issue: FastifySchemaValidationError) => failure.validationContext === 'body' && issue.instancePath === '/status';
+  const others = issues.filter((issue) => !isStatus(issue));
+  if (others.length === 0) {
     throw new AppError('validation_failed', `Invalid payment status: must be one of ${TRANSACTION_STATUSES.join(', ')}`);
   }
   const where = failure.validationContext === 'querystring' ? 'query parameters' : 'fields';
-  const problems = Object.entries(validationDetails(issues)).map(([field, problem]) => `${field} ${String(problem)}`);
+  const problems = Object.entries(validationDetails(others)).map(([field, problem]) => `${field} ${String(problem)}`);
   throw new AppError('invalid_request', `Invalid ${where}: ${problems.join('; ')}`);
 }
 

@@ -260,6 +260,18 @@ describe.each(DIALECTS)('orders (%s)', (dialect) => {
       expect(await bookingPaymentStatus(t.db, order.bookingId)).toBe('paid');
     });
 
+    it('makes open invoices for the full order charge the new total; settled ones stay as issued', async () => {
+      const order = await bookedOrder(t.db);
+      const invoice = async () => (await get(`/orders/${order.orderId}/invoices/${order.invoiceId}`)).json().data;
+      await put(`/orders/${order.orderId}`, { discount_total: 12.5 });
+      expect((await invoice()).charge_amount).toBe('37.50');
+
+      await put(`/orders/${order.orderId}/invoices/${order.invoiceId}`, { status: 'paid' });
+      await put(`/orders/${order.orderId}`, { discount_total: 0 });
+      expect(await invoice()).toMatchObject({ status: 'paid', charge_amount: '37.50' });
+      expect((await get(`/orders/${order.orderId}`)).json()).toMatchObject({ total: '50.00', payment_status: 'partially_paid' });
+    });
+
     it('refuses an empty body, unknown enum values and negative amounts with 400', async () => {
       const order = await bookedOrder(t.db);
       const empty = await put(`/orders/${order.orderId}`, {});

@@ -72,9 +72,3 @@ export async function otherUses(db: Db, code: string, exceptOrderId: number): Pr
     .executeTakeFirstOrThrow();
   return Number(n);
 }
-
-/** A unique-constraint violation on either database. */
-export function isUniqueViolation(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
-}

@@ -4,6 +4,7 @@ import { pageOf } from '../../http/pagination.js';
 import { centsToNumber, toCents } from '../../lib/money.js';
 import { nowIso } from '../../lib/time.js';
 import { siteDateTime } from '../orders/present.js';
+import { isUniqueViolation } from '../orders/repository.js';
 import { getTimezone } from '../settings/service.js';
 import * as repository from './repository.js';
 import { couponDiscountCents, couponRejection } from './rules.js';
@@ -85,7 +86,7 @@ export async function createCoupon(db: Db, body: CouponCreateBody): Promise<Coup
     await repository.insertCoupon(db, row);
   } catch (error) {
     // Another request created the same code between the check and the insert.
-    if (repository.isUniqueViolation(error)) throw alreadyExists(body.code, undefined);
+    if (isUniqueViolation(error)) throw alreadyExists(body.code, undefined);
     throw error;
   }
   return presentCoupon(await requireCoupon(db, body.code), await getTimezone(db));

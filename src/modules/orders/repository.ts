@@ -83,6 +83,20 @@ export function findInvoice(db: Db, orderId: number, invoiceId: number): Promise
   return db.selectFrom('invoices').selectAll().where('id', '=', invoiceId).where('order_id', '=', orderId).executeTakeFirst();
 }
 
+/**
+ * Invoices for the full order that are still to be paid (open or draft) charge the order's
+ * total; paid, void and uncollectible ones stay as they were issued.
+ */
+export async function followTotal(db: Db, orderId: number, totalCents: number, at: string): Promise<void> {
+  await db
+    .updateTable('invoices')
+    .set({ charge_amount_cents: totalCents, updated_at: at })
+    .where('order_id', '=', orderId)
+    .where('payment_portion', '=', 'full')
+    .where('status', 'in', ['open', 'draft'])
+    .execute();
+}
+
 export async function updateInvoice(db: Db, id: number, values: Updateable<InvoicesTable>): Promise<void> {
   await db.updateTable('invoices').set(values).where('id', '=', id).execute();
 }
@@ -130,4 +144,10 @@ export async function succeededCents(db: Db, orderId: number): Promise<number> {
     .where('status', '=', 'succeeded')
     .executeTakeFirstOrThrow();
   return Number(paid);
+}
+
+/** A unique-constraint violation on either database. */
+export function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
 }

@@ -55,6 +55,9 @@ export default async function orderRoutes(app: App): Promise<void> {
       config: { permission: 'orders:write' },
       schema: {
         summary: 'Update an order; customer_id transfers it and its bookings, coupon_code applies a coupon',
+        description:
+          'total is subtotal − discount_total − coupon_discount + tax_total (a given total must match). A new total moves ' +
+          'payment_status with the succeeded payments and the charge of open or draft invoices for the full order.',
         tags,
         params: OrderIdParams,
         body: OrderUpdateBody,

@@ -77,6 +77,12 @@ async function bookingsFollow(trx: Db, orderId: number, status: OrderPaymentStat
   if (booking !== undefined) await repository.setBookingsPaymentStatus(trx, orderId, booking, at);
 }
 
+function confirmationCodeTaken(): AppError {
+  return new AppError('validation_failed', 'This confirmation code belongs to another order', {
+    confirmation_code: 'is already used by another order',
+  });
+}
+
 const PLAIN_FIELDS = ['status', 'fulfillment_status', 'customer_comment', 'notes', 'ip_address', 'source_id', 'source_url'] as const;
 
 export async function updateOrder(source: DataSource, id: number, body: OrderUpdateBody): Promise<OrderView> {
@@ -97,11 +103,7 @@ export async function updateOrder(source: DataSource, id: number, body: OrderUpd
 
     if (body.confirmation_code !== undefined && body.confirmation_code !== order.confirmation_code) {
       const owner = await repository.orderWithConfirmationCode(trx, body.confirmation_code);
-      if (owner !== undefined) {
-        throw new AppError('validation_failed', `Confirmation code ${body.confirmation_code} belongs to order ${owner}`, {
-          confirmation_code: 'is already used by another order',
-        });
-      }
+      if (owner !== undefined) throw confirmationCodeTaken();
       changes.confirmation_code = body.confirmation_code;
     }
 
@@ -151,8 +153,13 @@ export async function updateOrder(source: DataSource, id: number, body: OrderUpd
     if (body.payment_status !== undefined) changes.payment_status = body.payment_status;
     await repository.updateOrder(trx, id, changes);
 
+    if (total !== order.total_cents) await repository.followTotal(trx, id, total, at);
     if (body.payment_status !== undefined) await bookingsFollow(trx, id, body.payment_status, at);
     else if (total !== order.total_cents) await syncPaymentStatus(trx, id, at);
+  }).catch((error: unknown) => {
+    // Another order took the same confirmation code between the check and the write.
+    if (repository.isUniqueViolation(error)) throw confirmationCodeTaken();
+    throw error;
   });
   return getOrder(source.db, id);
 }

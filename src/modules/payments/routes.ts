@@ -59,12 +59,10 @@ export default async function paymentRoutes(app: App): Promise<void> {
     },
     async (request, reply) => {
       rejectInvalid(request);
-      try {
-        const data = await service.createPayment(app, request.body);
-        return await reply.status(201).send({ success: true as const, message: 'Payment recorded', data });
-      } catch (error) {
+      const data = await service.createPayment(app, request.body).catch((error: unknown) => {
         throw failed(request, error, 'Failed to create payment');
-      }
+      });
+      return reply.status(201).send({ success: true as const, message: 'Payment recorded', data });
     },
   );
 
@@ -119,12 +117,10 @@ export default async function paymentRoutes(app: App): Promise<void> {
     },
     async (request) => {
       rejectInvalid(request);
-      try {
-        const data = await service.updatePayment(app, request.params.id, request.body);
-        return { success: true as const, message: 'Payment updated', data };
-      } catch (error) {
+      const data = await service.updatePayment(app, request.params.id, request.body).catch((error: unknown) => {
         throw failed(request, error, `Failed to update payment ${request.params.id}`);
-      }
+      });
+      return { success: true as const, message: 'Payment updated', data };
     },
   );
 }

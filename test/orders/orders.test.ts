@@ -262,7 +262,7 @@ describe.each(DIALECTS)('orders (%s)', (dialect) => {
 
     it('makes open invoices for the full order charge the new total; settled ones stay as issued', async () => {
       const order = await bookedOrder(t.db);
-      const invoice = async (): Promise<Json> => (await get(`/orders/${order.orderId}/invoices/${order.invoiceId}`)).json().data as Json;
+      const invoice = async (): Promise<Json> => (await get(`/orders/${order.orderId}/invoices/${order.invoiceId}`)).json().data;
       await put(`/orders/${order.orderId}`, { discount_total: 12.5 });
       expect((await invoice()).charge_amount).toBe('37.50');
 

@@ -10,7 +10,14 @@ import { getTimezone } from '../settings/service.js';
 import { presentInvoice, presentOrder, presentOrderSummary, presentTransaction } from './present.js';
 import * as repository from './repository.js';
 import type { InvoiceUpdateBody, InvoiceView, OrderListQuery, OrderUpdateBody, OrderView, SubListQuery, TransactionView } from './schemas.js';
-import { bookingPaymentStatus, invoiceSettlementCents, orderPaymentStatus, orderTotalCents, type OrderPaymentStatus } from './totals.js';
+import {
+  bookingPaymentStatus,
+  invoiceSettlementCents,
+  orderPaymentStatus,
+  orderTotalCents,
+  type OrderAmounts,
+  type OrderPaymentStatus,
+} from './totals.js';
 
 /** What a writer needs: the handle and its dialect, for locked transactions. */
 export interface DataSource {
@@ -85,13 +92,66 @@ function confirmationCodeTaken(): AppError {
 
 const PLAIN_FIELDS = ['status', 'fulfillment_status', 'customer_comment', 'notes', 'ip_address', 'source_id', 'source_url'] as const;
 
+interface MoneyChanges {
+  amounts: OrderAmounts;
+  total: number;
+  /** The coupon code to store: a code, null to take it off, undefined to leave it. */
+  couponCode: string | null | undefined;
+}
+
+/**
+ * The order's amounts after the update: given values, a coupon applied (checked, its discount
+ * computed on the new subtotal unless coupon_discount is given) or removed, and the total that
+ * follows from them, which a given total must equal.
+ */
+async function moneyChanges(trx: Db, order: repository.OrderRow, body: OrderUpdateBody, timezone: string): Promise<MoneyChanges> {
+  const given = (amount: number | undefined, current: number) => (amount === undefined ? current : cents(amount));
+  const amounts: OrderAmounts = {
+    subtotalCents: given(body.subtotal, order.subtotal_cents),
+    discountTotalCents: given(body.discount_total, order.discount_total_cents),
+    couponDiscountCents: given(body.coupon_discount, order.coupon_discount_cents),
+    taxTotalCents: given(body.tax_total, order.tax_total_cents),
+  };
+  let couponCode: string | null | undefined;
+  const code = body.coupon_code?.trim();
+  if (code) {
+    const today = DateTime.now().setZone(timezone).toISODate() ?? '';
+    const applied = await applyCoupon(trx, code, { id: order.id, subtotalCents: amounts.subtotalCents, today });
+    couponCode = applied.code;
+    if (body.coupon_discount === undefined) amounts.couponDiscountCents = applied.discountCents;
+  } else if (body.coupon_code !== undefined) {
+    // null or empty: the coupon comes off, and its discount with it unless one is given.
+    couponCode = null;
+    if (body.coupon_discount === undefined) amounts.couponDiscountCents = 0;
+  }
+
+  const total = orderTotalCents(amounts);
+  const formula = 'subtotal − discount_total − coupon_discount + tax_total';
+  if (total < 0) {
+    throw new AppError('validation_failed', 'Discounts exceed the subtotal plus tax', {
+      total: `${formula} is ${formatCents(total)}; it must not be negative`,
+    });
+  }
+  if (body.total !== undefined && cents(body.total) !== total) {
+    throw new AppError('validation_failed', `total must equal ${formula} (${formatCents(total)})`, {
+      total: `must equal ${formula} = ${formatCents(total)}`,
+    });
+  }
+  return { amounts, total, couponCode };
+}
+
+/**
+ * Updates an order in one transaction: plain fields, confirmation code, a transfer to another
+ * customer (with its bookings), amounts and coupon. A new total moves payment_status with the
+ * succeeded payments unless payment_status is given, which is then set as is.
+ */
 export async function updateOrder(source: DataSource, id: number, body: OrderUpdateBody): Promise<OrderView> {
   if (Object.keys(body).length === 0) {
     throw new AppError('invalid_request', 'Nothing to update: send at least one order field', { body: 'no updatable field given' });
   }
   const timezone = await getTimezone(source.db);
-  const couponCode = typeof body.coupon_code === 'string' && body.coupon_code.trim() !== '' ? body.coupon_code.trim() : undefined;
-  const locks = [orderLock(id), ...(couponCode === undefined ? [] : [`coupon:${couponCode.toLowerCase()}`])];
+  const couponCode = body.coupon_code?.trim();
+  const locks = [orderLock(id), ...(couponCode ? [`coupon:${couponCode.toLowerCase()}`] : [])];
 
   await lockedTransaction(source, locks, async (trx) => {
     const order = await requireOrder(trx, id);
@@ -100,10 +160,10 @@ export async function updateOrder(source: DataSource, id: number, body: OrderUpd
     for (const field of PLAIN_FIELDS) {
       if (body[field] !== undefined) Object.assign(changes, { [field]: body[field] });
     }
+    if (body.payment_status !== undefined) changes.payment_status = body.payment_status;
 
     if (body.confirmation_code !== undefined && body.confirmation_code !== order.confirmation_code) {
-      const owner = await repository.orderWithConfirmationCode(trx, body.confirmation_code);
-      if (owner !== undefined) throw confirmationCodeTaken();
+      if ((await repository.orderWithConfirmationCode(trx, body.confirmation_code)) !== undefined) throw confirmationCodeTaken();
       changes.confirmation_code = body.confirmation_code;
     }
 
@@ -115,47 +175,21 @@ export async function updateOrder(source: DataSource, id: number, body: OrderUpd
       await repository.transferBookings(trx, id, body.customer_id, at);
     }
 
-    const amounts = {
-      subtotalCents: body.subtotal === undefined ? order.subtotal_cents : cents(body.subtotal),
-      discountTotalCents: body.discount_total === undefined ? order.discount_total_cents : cents(body.discount_total),
-      couponDiscountCents: body.coupon_discount === undefined ? order.coupon_discount_cents : cents(body.coupon_discount),
-      taxTotalCents: body.tax_total === undefined ? order.tax_total_cents : cents(body.tax_total),
-    };
-    if (couponCode !== undefined) {
-      const today = DateTime.now().setZone(timezone).toISODate() ?? '';
-      const applied = await applyCoupon(trx, couponCode, { id, subtotalCents: amounts.subtotalCents, today });
-      changes.coupon_code = applied.code;
-      if (body.coupon_discount === undefined) amounts.couponDiscountCents = applied.discountCents;
-    } else if (body.coupon_code !== undefined) {
-      // null or empty: the coupon comes off, and its discount with it unless one is given.
-      changes.coupon_code = null;
-      if (body.coupon_discount === undefined) amounts.couponDiscountCents = 0;
-    }
-
-    const total = orderTotalCents(amounts);
-    if (total < 0) {
-      throw new AppError('validation_failed', 'Discounts exceed the subtotal plus tax', {
-        total: `subtotal − discount_total − coupon_discount + tax_total is ${formatCents(total)}; it must not be negative`,
-      });
-    }
-    if (body.total !== undefined && cents(body.total) !== total) {
-      throw new AppError('validation_failed', `total must equal subtotal − discount_total − coupon_discount + tax_total (${formatCents(total)})`, {
-        total: `must equal subtotal − discount_total − coupon_discount + tax_total = ${formatCents(total)}`,
-      });
-    }
-    Object.assign(changes, {
-      subtotal_cents: amounts.subtotalCents,
-      discount_total_cents: amounts.discountTotalCents,
-      coupon_discount_cents: amounts.couponDiscountCents,
-      tax_total_cents: amounts.taxTotalCents,
-      total_cents: total,
+    const money = await moneyChanges(trx, order, body, timezone);
+    if (money.couponCode !== undefined) changes.coupon_code = money.couponCode;
+    await repository.updateOrder(trx, id, {
+      ...changes,
+      subtotal_cents: money.amounts.subtotalCents,
+      discount_total_cents: money.amounts.discountTotalCents,
+      coupon_discount_cents: money.amounts.couponDiscountCents,
+      tax_total_cents: money.amounts.taxTotalCents,
+      total_cents: money.total,
     });
-    if (body.payment_status !== undefined) changes.payment_status = body.payment_status;
-    await repository.updateOrder(trx, id, changes);
 
-    if (total !== order.total_cents) await repository.followTotal(trx, id, total, at);
+    const totalMoved = money.total !== order.total_cents;
+    if (totalMoved) await repository.followTotal(trx, id, money.total, at);
     if (body.payment_status !== undefined) await bookingsFollow(trx, id, body.payment_status, at);
-    else if (total !== order.total_cents) await syncPaymentStatus(trx, id, at);
+    else if (totalMoved) await syncPaymentStatus(trx, id, at);
   }).catch((error: unknown) => {
     // Another order took the same confirmation code between the check and the write.
     if (repository.isUniqueViolation(error)) throw confirmationCodeTaken();

@@ -268,6 +268,14 @@ describe.each(DIALECTS)('coupons (%s)', (dialect) => {
       expect((await applyTo(d.orderId, { coupon_code: c.code })).statusCode).toBe(200);
     });
 
+    it('gives the last use to exactly one of two orders applying it at once', async () => {
+      const c = await coupon({ discount_value: 10, usage_limit: 1 });
+      const [a, b] = [await bookedOrder(t.db), await bookedOrder(t.db)];
+      const answers = await Promise.all([applyTo(a.orderId, { coupon_code: c.code }), applyTo(b.orderId, { coupon_code: c.code })]);
+      expect(answers.map((r) => r.statusCode).sort()).toEqual([200, 422]);
+      expect((await call('GET', `/coupons/${c.code}`)).json().data.usage_count).toBe(1);
+    });
+
     it('refuses an inactive or unknown coupon with 422 details.coupon_code and changes nothing', async () => {
       const inactive = await coupon({ discount_value: 10, status: 'inactive' });
       const o = await bookedOrder(t.db);

@@ -105,6 +105,14 @@ describe.each(DIALECTS)('payments (%s)', (dialect) => {
       expect(await bookingPaymentStatus(t.db, o.bookingId)).toBe('paid');
     });
 
+    it('counts every one of several payments recorded at once', async () => {
+      const o = await bookedOrder(t.db, { priceCents: 10_000 });
+      const answers = await Promise.all([1, 2, 3, 4].map(() => pay({ order_id: o.orderId, amount: 25 })));
+      expect(answers.map((r) => r.statusCode)).toEqual([201, 201, 201, 201]);
+      expect(await orderStatus(o.orderId)).toBe('fully_paid');
+      expect(await bookingPaymentStatus(t.db, o.bookingId)).toBe('paid');
+    });
+
     it('answers style 2 "Missing required fields" with 400', async () => {
       expectStyle2(await pay({}), 400, 'Missing required fields: order_id, amount');
       expectStyle2(await pay({ order_id: 1 }), 400, 'Missing required fields: amount');

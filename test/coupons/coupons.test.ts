@@ -139,7 +139,9 @@ describe.each(DIALECTS)('coupons (%s)', (dialect) => {
       expect(body.data.map((c: { id: number }) => c.id)).toEqual([b.id]);
       const page2 = (await call('GET', '/coupons?status=inactive&discount_type=fixed_amount&per_page=1&page=2')).json();
       expect(page2.data.map((c: { id: number }) => c.id)).toEqual([a.id]);
+      expect((await call('GET', '/coupons')).json().pagination).toMatchObject({ page: 1, per_page: 10 });
       expect((await call('GET', '/coupons?per_page=101')).statusCode).toBe(400);
+      expect((await call('GET', '/coupons?status=expired')).statusCode).toBe(400);
     });
   });
 

@@ -164,6 +164,10 @@ describe.each(DIALECTS)('invoices and transactions (%s)', (dialect) => {
       expect(list).toMatchObject({ success: true, pagination: { page: 1, per_page: 1, total: 2, total_pages: 2 } });
       expect(list.data.map((x: { id: number }) => x.id)).toEqual([first.id]);
 
+      const all = (await call('GET', `/orders/${o.orderId}/transactions`)).json();
+      expect(all.pagination).toEqual({ page: 1, per_page: 10, total: 2, total_pages: 1 });
+      expect(all.data.map((x: { id: number }) => x.id)).toEqual([first.id, second.id]);
+
       const one = await call('GET', `/orders/${o.orderId}/transactions/${second.id}`);
       expect(one.statusCode).toBe(200);
       expect(one.json()).toEqual({ success: true, data: second });

@@ -67,6 +67,9 @@ describe.each(DIALECTS)('orders (%s)', (dialect) => {
       const missing = await get('/orders/999999');
       expect(missing.statusCode).toBe(404);
       expect(missing.json().error.code).toBe('order_not_found');
+      const tooLarge = await get('/orders/99999999999');
+      expect(tooLarge.statusCode).toBe(400);
+      expect(tooLarge.json().error.details).toHaveProperty('id');
       const malformed = await get('/orders/abc');
       expect(malformed.statusCode).toBe(400);
       expect(malformed.json().error).toMatchObject({ code: 'invalid_request', details: { id: expect.any(String) } });

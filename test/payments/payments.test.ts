@@ -123,6 +123,8 @@ describe.each(DIALECTS)('payments (%s)', (dialect) => {
       expectStyle2(await pay({ order_id: 'abc', amount: 5 }), 400, /^Invalid fields: order_id /);
       expectStyle2(await pay({ order_id: o.orderId, amount: 0 }), 400, /^Invalid fields: amount /);
       expectStyle2(await pay({ order_id: o.orderId, amount: 0.004 }), 400, 'Invalid amount: must be at least 0.01');
+      expectStyle2(await pay({ order_id: o.orderId, amount: 10_000_000.01 }), 400, 'Invalid fields: amount must be <= 10000000');
+      expectStyle2(await pay({ order_id: 99_999_999_999, amount: 1 }), 400, /^Invalid fields: order_id /);
       expectStyle2(await pay({ order_id: o.orderId, amount: 5, customer_id: 999999 }), 400, 'Invalid customer_id: customer 999999 does not exist');
       expect((await call('GET', `/orders/${o.orderId}/transactions`)).json().data).toEqual([]);
     });

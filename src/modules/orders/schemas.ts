@@ -1,4 +1,4 @@
-import { Type, type Static, type TSchema } from 'typebox';
+import { Type, type Static, type TSchema, type TSchemaOptions } from 'typebox';
 import { pageParams } from '../../http/pagination.js';
 
 export const ORDER_STATUSES = ['open', 'cancelled', 'completed'] as const;
@@ -7,8 +7,14 @@ export const FULFILLMENT_STATUSES = ['not_fulfilled', 'partially_fulfilled', 'fu
 export const INVOICE_STATUSES = ['open', 'paid', 'partially_paid', 'draft', 'void', 'uncollectible'] as const;
 export const TRANSACTION_STATUSES = ['succeeded', 'processing', 'failed'] as const;
 
-/** The largest amount any money field accepts, so that cents stay exact integers everywhere. */
-export const MAX_AMOUNT = 1_000_000_000;
+/**
+ * The largest amount any money field accepts: its cents, and the sum of two of them (subtotal
+ * plus tax), fit the 32-bit integer columns.
+ */
+export const MAX_AMOUNT = 10_000_000;
+
+/** A row id in a path, query or body: positive, and within the 32-bit integer id columns. */
+export const Id = (options: TSchemaOptions = {}) => Type.Integer({ minimum: 1, maximum: 2_147_483_647, ...options });
 
 /** Money as the API shows it in orders, invoices and payments (contract §3). */
 export const Money = Type.String({ pattern: '^-?\\d+\\.\\d{2}$', description: 'Decimal with two places', examples: ['45.00'] });
@@ -84,7 +90,7 @@ export type OrderView = Static<typeof Order>;
 
 export const OrderListQuery = Type.Object({
   ...pageParams(10),
-  customer_id: Type.Optional(Type.Integer({ minimum: 1 })),
+  customer_id: Type.Optional(Id()),
   status: Type.Optional(Type.Enum(ORDER_STATUSES)),
   payment_status: Type.Optional(Type.Enum(ORDER_PAYMENT_STATUSES)),
 });
@@ -115,7 +121,7 @@ export const OrderUpdateBody = Type.Object(
     source_id: Type.Optional(Type.Union([Type.Null(), Text(255)])),
     source_url: Type.Optional(Type.Union([Type.Null(), Text(2000)])),
     confirmation_code: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })),
-    customer_id: Type.Optional(Type.Integer({ minimum: 1, description: 'Transfers the order and its bookings to this customer' })),
+    customer_id: Type.Optional(Id({ description: 'Transfers the order and its bookings to this customer' })),
   },
   { additionalProperties: false },
 );
@@ -167,7 +173,7 @@ export type TransactionView = Static<typeof Transaction>;
 export const SubListQuery = Type.Object({ ...pageParams(10) });
 export type SubListQuery = Static<typeof SubListQuery>;
 
-export const OrderIdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
-export const OrderRefParams = Type.Object({ order_id: Type.Integer({ minimum: 1 }) });
-export const InvoiceParams = Type.Object({ order_id: Type.Integer({ minimum: 1 }), invoice_id: Type.Integer({ minimum: 1 }) });
-export const TransactionParams = Type.Object({ order_id: Type.Integer({ minimum: 1 }), transaction_id: Type.Integer({ minimum: 1 }) });
+export const OrderIdParams = Type.Object({ id: Id() });
+export const OrderRefParams = Type.Object({ order_id: Id() });
+export const InvoiceParams = Type.Object({ order_id: Id(), invoice_id: Id() });
+export const TransactionParams = Type.Object({ order_id: Id(), transaction_id: Id() });

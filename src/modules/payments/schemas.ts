@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { pageParams } from '../../http/pagination.js';
-import { envelopeB, envelopeBList, MAX_AMOUNT, Transaction, TRANSACTION_STATUSES } from '../orders/schemas.js';
+import { envelopeB, envelopeBList, Id, MAX_AMOUNT, Transaction, TRANSACTION_STATUSES } from '../orders/schemas.js';
 
 const Label = (fallback: string, description: string) => Type.String({ minLength: 1, maxLength: 50, default: fallback, description });
 const LabelUpdate = () => Type.String({ minLength: 1, maxLength: 50 });
@@ -9,9 +9,9 @@ const NullableText = (maxLength: number) => Type.Union([Type.Null(), Type.String
 
 export const PaymentCreateBody = Type.Object(
   {
-    order_id: Type.Integer({ minimum: 1 }),
+    order_id: Id(),
     amount: Amount,
-    customer_id: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: "0 or absent: the order's customer" })),
+    customer_id: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0, description: "0 or absent: the order's customer" })),
     processor: Type.Optional(Label('manual', 'Payment processor')),
     payment_method: Type.Optional(Label('other', 'Payment method')),
     payment_portion: Type.Optional(Label('full', 'Portion of the order this pays (full, deposit, …)')),
@@ -42,13 +42,13 @@ export type PaymentUpdateBody = Static<typeof PaymentUpdateBody>;
 
 export const PaymentListQuery = Type.Object({
   ...pageParams(10),
-  order_id: Type.Optional(Type.Integer({ minimum: 1 })),
-  customer_id: Type.Optional(Type.Integer({ minimum: 1 })),
+  order_id: Type.Optional(Id()),
+  customer_id: Type.Optional(Id()),
   status: Type.Optional(Type.Enum(TRANSACTION_STATUSES)),
 });
 export type PaymentListQuery = Static<typeof PaymentListQuery>;
 
-export const PaymentIdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+export const PaymentIdParams = Type.Object({ id: Id() });
 
 export const PaymentResponse = envelopeB(Transaction);
 export const PaymentListResponse = envelopeBList(Transaction);

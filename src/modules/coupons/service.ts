@@ -1,8 +1,8 @@
 import type { Db } from '../../db/database.js';
 import { AppError, notFound } from '../../http/errors.js';
-import { pageOf } from '../../http/pagination.js';
 import { centsToNumber, toCents } from '../../lib/money.js';
 import { nowIso } from '../../lib/time.js';
+import { pageRequest, pagination } from '../orders/lists.js';
 import { siteDateTime } from '../orders/present.js';
 import { isUniqueViolation } from '../orders/repository.js';
 import { getTimezone } from '../settings/service.js';
@@ -118,15 +118,10 @@ export async function getCoupon(db: Db, code: string): Promise<CouponView> {
 }
 
 export async function listCoupons(db: Db, query: CouponListQuery) {
-  const page = { page: query.page ?? 1, perPage: query.per_page ?? 10 };
+  const page = pageRequest(query, 10);
   const { rows, total } = await repository.listCoupons(db, { status: query.status, discountType: query.discount_type }, page);
   const timezone = await getTimezone(db);
-  const p = pageOf(page, total);
-  return {
-    success: true as const,
-    data: rows.map((row) => presentCoupon(row, timezone)),
-    pagination: { page: p.page, per_page: p.perPage, total: p.total, total_pages: p.totalPages },
-  };
+  return { success: true as const, data: rows.map((row) => presentCoupon(row, timezone)), pagination: pagination(page, total) };
 }
 
 export async function deleteCoupon(db: Db, code: string): Promise<{ id: number; deleted: true }> {

@@ -2,11 +2,11 @@ import { DateTime } from 'luxon';
 import type { Db, Dialect } from '../../db/database.js';
 import { lockedTransaction } from '../../db/transactions.js';
 import { AppError, notFound } from '../../http/errors.js';
-import { pageOf, type PageRequest } from '../../http/pagination.js';
 import { formatCents, toCents } from '../../lib/money.js';
 import { nowIso } from '../../lib/time.js';
 import { applyCoupon } from '../coupons/service.js';
 import { getTimezone } from '../settings/service.js';
+import { pageRequest, pagination } from './lists.js';
 import { presentInvoice, presentOrder, presentOrderSummary, presentTransaction } from './present.js';
 import * as repository from './repository.js';
 import type { InvoiceUpdateBody, InvoiceView, OrderListQuery, OrderUpdateBody, OrderView, SubListQuery, TransactionView } from './schemas.js';
@@ -28,16 +28,6 @@ export interface DataSource {
 /** Every write that moves an order's money or payment state holds this lock. */
 export function orderLock(orderId: number): string {
   return `order:${orderId}`;
-}
-
-export function pageRequest(query: { page?: number; per_page?: number }, defaultPerPage: number): PageRequest {
-  return { page: query.page ?? 1, perPage: query.per_page ?? defaultPerPage };
-}
-
-/** `pagination` as orders show it: page, per_page, total, total_pages. */
-export function pagination(page: PageRequest, total: number) {
-  const p = pageOf(page, total);
-  return { page: p.page, per_page: p.perPage, total: p.total, total_pages: p.totalPages };
 }
 
 /** A schema-checked amount (0 to MAX_AMOUNT) in cents, half-up. */

@@ -6,7 +6,8 @@ import { nowIso } from '../../lib/time.js';
 import { presentTransaction } from '../orders/present.js';
 import * as orders from '../orders/repository.js';
 import type { TransactionView } from '../orders/schemas.js';
-import { orderLock, pageRequest, pagination, syncPaymentStatus, type DataSource } from '../orders/service.js';
+import { pageRequest, pagination } from '../orders/lists.js';
+import { orderLock, syncPaymentStatus, type DataSource } from '../orders/service.js';
 import { getTimezone } from '../settings/service.js';
 import type { PaymentCreateBody, PaymentListQuery, PaymentUpdateBody } from './schemas.js';
 

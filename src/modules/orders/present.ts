@@ -1,0 +1,92 @@
+import { DateTime } from 'luxon';
+import { centsToNumber, formatCents } from '../../lib/money.js';
+import type { InvoiceRow, OrderItemRow, OrderRow, TransactionRow } from './repository.js';
+import type { InvoiceView, OrderView, TransactionView } from './schemas.js';
+
+/** A stored UTC instant as these resources show it: `YYYY-MM-DD HH:MM:SS` in the site timezone. */
+export function siteDateTime(iso: string, timezone: string): string {
+  return DateTime.fromISO(iso, { zone: 'utc' }).setZone(timezone).toFormat('yyyy-MM-dd HH:mm:ss');
+}
+
+export function presentOrderSummary(row: OrderRow, timezone: string) {
+  return {
+    id: row.id,
+    confirmation_code: row.confirmation_code,
+    subtotal: formatCents(row.subtotal_cents),
+    total: formatCents(row.total_cents),
+    status: row.status,
+    fulfillment_status: row.fulfillment_status,
+    payment_status: row.payment_status,
+    customer_id: row.customer_id,
+    created_at: siteDateTime(row.created_at, timezone),
+    updated_at: siteDateTime(row.updated_at, timezone),
+  };
+}
+
+export function presentOrder(row: OrderRow, items: readonly OrderItemRow[], timezone: string): OrderView {
+  return {
+    id: row.id,
+    confirmation_code: row.confirmation_code,
+    subtotal: formatCents(row.subtotal_cents),
+    total: formatCents(row.total_cents),
+    tax_total: formatCents(row.tax_total_cents),
+    discount_total: centsToNumber(row.discount_total_cents),
+    coupon_discount: centsToNumber(row.coupon_discount_cents),
+    coupon_code: row.coupon_code,
+    status: row.status,
+    payment_status: row.payment_status,
+    fulfillment_status: row.fulfillment_status,
+    customer_id: row.customer_id,
+    customer_comment: row.customer_comment,
+    notes: row.notes,
+    ip_address: row.ip_address,
+    source_id: row.source_id,
+    source_url: row.source_url,
+    created_at: siteDateTime(row.created_at, timezone),
+    updated_at: siteDateTime(row.updated_at, timezone),
+    items: items.map((item) => ({
+      id: item.id,
+      booking_id: item.booking_id,
+      variant: item.variant,
+      item_data: item.item_data,
+      quantity: item.quantity,
+      subtotal: formatCents(item.subtotal_cents),
+      total: formatCents(item.total_cents),
+    })),
+  };
+}
+
+export function presentInvoice(row: InvoiceRow, timezone: string): InvoiceView {
+  return {
+    id: row.id,
+    order_id: row.order_id,
+    invoice_number: row.invoice_number,
+    status: row.status,
+    charge_amount: formatCents(row.charge_amount_cents),
+    payment_portion: row.payment_portion,
+    due_at: row.due_at === null ? null : siteDateTime(row.due_at, timezone),
+    created_at: siteDateTime(row.created_at, timezone),
+    updated_at: siteDateTime(row.updated_at, timezone),
+  };
+}
+
+export function presentTransaction(row: TransactionRow, timezone: string): TransactionView {
+  return {
+    id: row.id,
+    order_id: row.order_id,
+    booking_id: row.booking_id,
+    invoice_id: row.invoice_id,
+    customer_id: row.customer_id,
+    processor: row.processor,
+    payment_method: row.payment_method,
+    payment_portion: row.payment_portion,
+    kind: row.kind,
+    amount: formatCents(row.amount_cents),
+    status: row.status,
+    token: row.token,
+    notes: row.notes,
+    receipt_number: row.receipt_number,
+    created_at: siteDateTime(row.created_at, timezone),
+    updated_at: siteDateTime(row.updated_at, timezone),
+  };
+}

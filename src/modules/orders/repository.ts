@@ -1,0 +1,153 @@
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type { BookingPaymentStatus } from '../bookings/table.js';
+import { offsetOf, type PageRequest } from '../../http/pagination.js';
+import type { InvoicesTable, OrderItemsTable, OrdersTable, TransactionsTable } from './table.js';
+
+export type OrderRow = Selectable<OrdersTable>;
+export type OrderItemRow = Selectable<OrderItemsTable>;
+export type InvoiceRow = Selectable<InvoicesTable>;
+export type TransactionRow = Selectable<TransactionsTable>;
+
+export interface OrderFilter {
+  customerId?: number;
+  status?: OrdersTable['status'];
+  paymentStatus?: OrdersTable['payment_status'];
+}
+
+export function findOrder(db: Db, id: number): Promise<OrderRow | undefined> {
+  return db.selectFrom('orders').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Newest first. */
+export async function listOrders(db: Db, filter: OrderFilter, page: PageRequest): Promise<{ rows: OrderRow[]; total: number }> {
+  let query = db.selectFrom('orders');
+  if (filter.customerId !== undefined) query = query.where('customer_id', '=', filter.customerId);
+  if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+  if (filter.paymentStatus !== undefined) query = query.where('payment_status', '=', filter.paymentStatus);
+  const { total } = await query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
+  const rows = await query.selectAll().orderBy('id', 'desc').limit(page.perPage).offset(offsetOf(page)).execute();
+  return { rows, total: Number(total) };
+}
+
+export function orderItems(db: Db, orderId: number): Promise<OrderItemRow[]> {
+  return db.selectFrom('order_items').selectAll().where('order_id', '=', orderId).orderBy('id').execute();
+}
+
+export async function updateOrder(db: Db, id: number, values: Updateable<OrdersTable>): Promise<void> {
+  await db.updateTable('orders').set(values).where('id', '=', id).execute();
+}
+
+export async function orderWithConfirmationCode(db: Db, code: string): Promise<number | undefined> {
+  const row = await db.selectFrom('orders').select('id').where('confirmation_code', '=', code).executeTakeFirst();
+  return row?.id;
+}
+
+export async function customerExists(db: Db, id: number): Promise<boolean> {
+  return (await db.selectFrom('customers').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
+}
+
+/** Moves the order's bookings to the order's new customer. */
+export async function transferBookings(db: Db, orderId: number, customerId: number, at: string): Promise<void> {
+  await db
+    .updateTable('bookings')
+    .set({ customer_id: customerId, updated_at: at })
+    .where('order_id', '=', orderId)
+    .where('customer_id', '<>', customerId)
+    .execute();
+}
+
+export async function setBookingsPaymentStatus(db: Db, orderId: number, status: BookingPaymentStatus, at: string): Promise<void> {
+  await db
+    .updateTable('bookings')
+    .set({ payment_status: status, updated_at: at })
+    .where('order_id', '=', orderId)
+    .where('payment_status', '<>', status)
+    .execute();
+}
+
+/** The order's first booking: the one a payment of the order is recorded against. */
+export async function firstBookingOfOrder(db: Db, orderId: number): Promise<number | null> {
+  const row = await db.selectFrom('bookings').select('id').where('order_id', '=', orderId).orderBy('id').limit(1).executeTakeFirst();
+  return row?.id ?? null;
+}
+
+export async function listInvoices(db: Db, orderId: number, page: PageRequest): Promise<{ rows: InvoiceRow[]; total: number }> {
+  const query = db.selectFrom('invoices').where('order_id', '=', orderId);
+  const { total } = await query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
+  const rows = await query.selectAll().orderBy('id').limit(page.perPage).offset(offsetOf(page)).execute();
+  return { rows, total: Number(total) };
+}
+
+export function findInvoice(db: Db, orderId: number, invoiceId: number): Promise<InvoiceRow | undefined> {
+  return db.selectFrom('invoices').selectAll().where('id', '=', invoiceId).where('order_id', '=', orderId).executeTakeFirst();
+}
+
+/**
+ * Invoices for the full order that are still to be paid (open or draft) charge the order's
+ * total; paid, void and uncollectible ones stay as they were issued.
+ */
+export async function followTotal(db: Db, orderId: number, totalCents: number, at: string): Promise<void> {
+  await db
+    .updateTable('invoices')
+    .set({ charge_amount_cents: totalCents, updated_at: at })
+    .where('order_id', '=', orderId)
+    .where('payment_portion', '=', 'full')
+    .where('status', 'in', ['open', 'draft'])
+    .execute();
+}
+
+export async function updateInvoice(db: Db, id: number, values: Updateable<InvoicesTable>): Promise<void> {
+  await db.updateTable('invoices').set(values).where('id', '=', id).execute();
+}
+
+export interface TransactionFilter {
+  orderId?: number;
+  customerId?: number;
+  status?: TransactionsTable['status'];
+}
+
+export async function insertTransaction(db: Db, row: Insertable<TransactionsTable>): Promise<number> {
+  const { id } = await db.insertInto('transactions').values(row).returning('id').executeTakeFirstOrThrow();
+  return id;
+}
+
+export function findTransaction(db: Db, id: number): Promise<TransactionRow | undefined> {
+  return db.selectFrom('transactions').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function listTransactions(
+  db: Db,
+  filter: TransactionFilter,
+  page: PageRequest,
+  direction: 'asc' | 'desc',
+): Promise<{ rows: TransactionRow[]; total: number }> {
+  let query = db.selectFrom('transactions');
+  if (filter.orderId !== undefined) query = query.where('order_id', '=', filter.orderId);
+  if (filter.customerId !== undefined) query = query.where('customer_id', '=', filter.customerId);
+  if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+  const { total } = await query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
+  const rows = await query.selectAll().orderBy('id', direction).limit(page.perPage).offset(offsetOf(page)).execute();
+  return { rows, total: Number(total) };
+}
+
+export async function updateTransaction(db: Db, id: number, values: Updateable<TransactionsTable>): Promise<void> {
+  await db.updateTable('transactions').set(values).where('id', '=', id).execute();
+}
+
+/** The sum of the order's succeeded transactions, in cents. */
+export async function succeededCents(db: Db, orderId: number): Promise<number> {
+  const { paid } = await db
+    .selectFrom('transactions')
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('amount_cents'), eb.lit(0)).as('paid'))
+    .where('order_id', '=', orderId)
+    .where('status', '=', 'succeeded')
+    .executeTakeFirstOrThrow();
+  return Number(paid);
+}
+
+/** A unique-constraint violation on either database. */
+export function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
+}

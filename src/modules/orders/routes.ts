@@ -1,0 +1,149 @@
+import type { App } from '../../app.js';
+import { AUTH_ERRORS, errorResponses } from '../../http/schemas.js';
+import {
+  envelopeB,
+  envelopeBList,
+  Invoice,
+  InvoiceParams,
+  InvoiceUpdateBody,
+  Order,
+  OrderIdParams,
+  OrderList,
+  OrderListQuery,
+  OrderRefParams,
+  OrderUpdateBody,
+  SubListQuery,
+  Transaction,
+  TransactionParams,
+} from './schemas.js';
+import * as service from './service.js';
+
+const tags = ['orders'];
+
+export default async function orderRoutes(app: App): Promise<void> {
+  app.get(
+    '/orders',
+    {
+      config: { permission: 'orders:read' },
+      schema: {
+        summary: 'List orders, newest first',
+        tags,
+        querystring: OrderListQuery,
+        response: { 200: OrderList, ...errorResponses([400, ...AUTH_ERRORS]) },
+      },
+    },
+    async (request) => service.listOrders(app.db, request.query),
+  );
+
+  app.get(
+    '/orders/:id',
+    {
+      config: { permission: 'orders:read' },
+      schema: {
+        summary: 'Read an order with its items (no envelope)',
+        tags,
+        params: OrderIdParams,
+        response: { 200: Order, ...errorResponses([400, 404, ...AUTH_ERRORS]) },
+      },
+    },
+    async (request) => service.getOrder(app.db, request.params.id),
+  );
+
+  app.put(
+    '/orders/:id',
+    {
+      config: { permission: 'orders:write' },
+      schema: {
+        summary: 'Update an order; customer_id transfers it and its bookings, coupon_code applies a coupon',
+        description:
+          'total is subtotal − discount_total − coupon_discount + tax_total (a given total must match). A new total moves ' +
+          'payment_status with the succeeded payments and the charge of open or draft invoices for the full order.',
+        tags,
+        params: OrderIdParams,
+        body: OrderUpdateBody,
+        response: { 200: Order, ...errorResponses([400, 404, 422, ...AUTH_ERRORS]) },
+      },
+    },
+    async (request) => service.updateOrder(app, request.params.id, request.body),
+  );
+
+  app.get(
+    '/orders/:order_id/invoices',
+    {
+      config: { permission: 'orders:read' },
+      schema: {
+        summary: "List an order's invoices",
+        tags,
+        params: OrderRefParams,
+        querystring: SubListQuery,
+        response: { 200: envelopeBList(Invoice), ...errorResponses([400, 404, ...AUTH_ERRORS]) },
+      },
+    },
+    async (request) => service.listInvoices(app.db, request.params.order_id, request.query),
+  );
+
+  app.get(
+    '/orders/:order_id/invoices/:invoice_id',
+    {
+      config: { permission: 'orders:read' },
+      schema: {
+        summary: 'Read an invoice',
+        tags,
+        params: InvoiceParams,
+        response: { 200: envelopeB(Invoice), ...errorResponses([400, 404, ...AUTH_ERRORS]) },
+      },
+    },
+    async (request) => ({ success: true as const, data: await service.getInvoice(app.db, request.params.order_id, request.params.invoice_id) }),
+  );
+
+  app.put(
+    '/orders/:order_id/invoices/:invoice_id',
+    {
+      config: { permission: 'orders:write' },
+      schema: {
+        summary: 'Update an invoice; status paid records a succeeded transaction for the unpaid balance',
+        tags,
+        params: InvoiceParams,
+        body: InvoiceUpdateBody,
+        response: { 200: envelopeB(Invoice), ...errorResponses([400, 404, ...AUTH_ERRORS]) },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      message: 'Invoice updated',
+      data: await service.updateInvoice(app, request.params.order_id, request.params.invoice_id, request.body),
+    }),
+  );
+
+  app.get(
+    '/orders/:order_id/transactions',
+    {
+      config: { permission: 'orders:read' },
+      schema: {
+        summary: "List an order's payment transactions, oldest first",
+        tags,
+        params: OrderRefParams,
+        querystring: SubListQuery,
+        response: { 200: envelopeBList(Transaction), ...errorResponses([400, 404, ...AUTH_ERRORS]) },
+      },
+    },
+    async (request) => service.listOrderTransactions(app.db, request.params.order_id, request.query),
+  );
+
+  app.get(
+    '/orders/:order_id/transactions/:transaction_id',
+    {
+      config: { permission: 'orders:read' },
+      schema: {
+        summary: 'Read a payment transaction of an order',
+        tags,
+        params: TransactionParams,
+        response: { 200: envelopeB(Transaction), ...errorResponses([400, 404, ...AUTH_ERRORS]) },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await service.getOrderTransaction(app.db, request.params.order_id, request.params.transaction_id),
+    }),
+  );
+}

@@ -1,0 +1,271 @@
+import { DateTime } from 'luxon';
+import type { Db, Dialect } from '../../db/database.js';
+import { lockedTransaction } from '../../db/transactions.js';
+import { AppError, notFound } from '../../http/errors.js';
+import { formatCents, toCents } from '../../lib/money.js';
+import { nowIso } from '../../lib/time.js';
+import { applyCoupon } from '../coupons/service.js';
+import { getTimezone } from '../settings/service.js';
+import { pageRequest, pagination } from './lists.js';
+import { presentInvoice, presentOrder, presentOrderSummary, presentTransaction } from './present.js';
+import * as repository from './repository.js';
+import type { InvoiceUpdateBody, InvoiceView, OrderListQuery, OrderUpdateBody, OrderView, SubListQuery, TransactionView } from './schemas.js';
+import {
+  bookingPaymentStatus,
+  invoiceSettlementCents,
+  orderPaymentStatus,
+  orderTotalCents,
+  type OrderAmounts,
+  type OrderPaymentStatus,
+} from './totals.js';
+
+/** What a writer needs: the handle and its dialect, for locked transactions. */
+export interface DataSource {
+  db: Db;
+  dialect: Dialect;
+}
+
+/** Every write that moves an order's money or payment state holds this lock. */
+export function orderLock(orderId: number): string {
+  return `order:${orderId}`;
+}
+
+/** A schema-checked amount (0 to MAX_AMOUNT) in cents, half-up. */
+function cents(amount: number): number {
+  return toCents(amount) ?? 0;
+}
+
+export async function requireOrder(db: Db, id: number): Promise<repository.OrderRow> {
+  const order = await repository.findOrder(db, id);
+  if (!order) throw notFound('order_not_found', 'Order', id);
+  return order;
+}
+
+export async function listOrders(db: Db, query: OrderListQuery) {
+  const page = pageRequest(query, 10);
+  const { rows, total } = await repository.listOrders(
+    db,
+    { customerId: query.customer_id, status: query.status, paymentStatus: query.payment_status },
+    page,
+  );
+  const timezone = await getTimezone(db);
+  return { data: rows.map((row) => presentOrderSummary(row, timezone)), pagination: pagination(page, total) };
+}
+
+export async function getOrder(db: Db, id: number): Promise<OrderView> {
+  const order = await requireOrder(db, id);
+  return presentOrder(order, await repository.orderItems(db, id), await getTimezone(db));
+}
+
+/**
+ * Sets the order's payment_status from its succeeded transactions, and its bookings' to match
+ * (contract §8). Call it in the transaction of the change that moves the money.
+ */
+export async function syncPaymentStatus(trx: Db, orderId: number, at: string): Promise<void> {
+  const order = await requireOrder(trx, orderId);
+  const status = orderPaymentStatus(order.total_cents, await repository.succeededCents(trx, orderId));
+  if (status !== order.payment_status) await repository.updateOrder(trx, orderId, { payment_status: status, updated_at: at });
+  await repository.setBookingsPaymentStatus(trx, orderId, bookingPaymentStatus(status), at);
+}
+
+/** An order's payment_status set directly: the bookings follow where their states have a match. */
+async function bookingsFollow(trx: Db, orderId: number, status: OrderPaymentStatus, at: string): Promise<void> {
+  const booking = bookingPaymentStatus(status);
+  if (booking !== undefined) await repository.setBookingsPaymentStatus(trx, orderId, booking, at);
+}
+
+function confirmationCodeTaken(): AppError {
+  return new AppError('validation_failed', 'This confirmation code belongs to another order', {
+    confirmation_code: 'is already used by another order',
+  });
+}
+
+const PLAIN_FIELDS = ['status', 'fulfillment_status', 'customer_comment', 'notes', 'ip_address', 'source_id', 'source_url'] as const;
+
+interface MoneyChanges {
+  amounts: OrderAmounts;
+  total: number;
+  /** The coupon code to store: a code, null to take it off, undefined to leave it. */
+  couponCode: string | null | undefined;
+}
+
+/**
+ * The order's amounts after the update: given values, a coupon applied (checked, its discount
+ * computed on the new subtotal unless coupon_discount is given) or removed, and the total that
+ * follows from them, which a given total must equal.
+ */
+async function moneyChanges(trx: Db, order: repository.OrderRow, body: OrderUpdateBody, timezone: string): Promise<MoneyChanges> {
+  const given = (amount: number | undefined, current: number) => (amount === undefined ? current : cents(amount));
+  const amounts: OrderAmounts = {
+    subtotalCents: given(body.subtotal, order.subtotal_cents),
+    discountTotalCents: given(body.discount_total, order.discount_total_cents),
+    couponDiscountCents: given(body.coupon_discount, order.coupon_discount_cents),
+    taxTotalCents: given(body.tax_total, order.tax_total_cents),
+  };
+  let couponCode: string | null | undefined;
+  const code = body.coupon_code?.trim();
+  if (code) {
+    const today = DateTime.now().setZone(timezone).toISODate() ?? '';
+    const applied = await applyCoupon(trx, code, { id: order.id, subtotalCents: amounts.subtotalCents, today });
+    couponCode = applied.code;
+    if (body.coupon_discount === undefined) amounts.couponDiscountCents = applied.discountCents;
+  } else if (body.coupon_code !== undefined) {
+    // null or empty: the coupon comes off, and its discount with it unless one is given.
+    couponCode = null;
+    if (body.coupon_discount === undefined) amounts.couponDiscountCents = 0;
+  }
+
+  const total = orderTotalCents(amounts);
+  const formula = 'subtotal − discount_total − coupon_discount + tax_total';
+  if (total < 0) {
+    throw new AppError('validation_failed', 'Discounts exceed the subtotal plus tax', {
+      total: `${formula} is ${formatCents(total)}; it must not be negative`,
+    });
+  }
+  if (body.total !== undefined && cents(body.total) !== total) {
+    throw new AppError('validation_failed', `total must equal ${formula} (${formatCents(total)})`, {
+      total: `must equal ${formula} = ${formatCents(total)}`,
+    });
+  }
+  return { amounts, total, couponCode };
+}
+
+/**
+ * Updates an order in one transaction: plain fields, confirmation code, a transfer to another
+ * customer (with its bookings), amounts and coupon. A new total moves payment_status with the
+ * succeeded payments unless payment_status is given, which is then set as is.
+ */
+export async function updateOrder(source: DataSource, id: number, body: OrderUpdateBody): Promise<OrderView> {
+  if (Object.keys(body).length === 0) {
+    throw new AppError('invalid_request', 'Nothing to update: send at least one order field', { body: 'no updatable field given' });
+  }
+  const timezone = await getTimezone(source.db);
+  const couponCode = body.coupon_code?.trim();
+  const locks = [orderLock(id), ...(couponCode ? [`coupon:${couponCode.toLowerCase()}`] : [])];
+
+  await lockedTransaction(source, locks, async (trx) => {
+    const order = await requireOrder(trx, id);
+    const at = nowIso();
+    const changes: Partial<Omit<repository.OrderRow, 'id'>> = { updated_at: at };
+    for (const field of PLAIN_FIELDS) {
+      if (body[field] !== undefined) Object.assign(changes, { [field]: body[field] });
+    }
+    if (body.payment_status !== undefined) changes.payment_status = body.payment_status;
+
+    if (body.confirmation_code !== undefined && body.confirmation_code !== order.confirmation_code) {
+      if ((await repository.orderWithConfirmationCode(trx, body.confirmation_code)) !== undefined) throw confirmationCodeTaken();
+      changes.confirmation_code = body.confirmation_code;
+    }
+
+    if (body.customer_id !== undefined && body.customer_id !== order.customer_id) {
+      if (!(await repository.customerExists(trx, body.customer_id))) {
+        throw new AppError('invalid_request', `Customer ${body.customer_id} does not exist`, { customer_id: 'no customer has this id' });
+      }
+      changes.customer_id = body.customer_id;
+      await repository.transferBookings(trx, id, body.customer_id, at);
+    }
+
+    const money = await moneyChanges(trx, order, body, timezone);
+    if (money.couponCode !== undefined) changes.coupon_code = money.couponCode;
+    await repository.updateOrder(trx, id, {
+      ...changes,
+      subtotal_cents: money.amounts.subtotalCents,
+      discount_total_cents: money.amounts.discountTotalCents,
+      coupon_discount_cents: money.amounts.couponDiscountCents,
+      tax_total_cents: money.amounts.taxTotalCents,
+      total_cents: money.total,
+    });
+
+    const totalMoved = money.total !== order.total_cents;
+    if (totalMoved) await repository.followTotal(trx, id, money.total, at);
+    if (body.payment_status !== undefined) await bookingsFollow(trx, id, body.payment_status, at);
+    else if (totalMoved) await syncPaymentStatus(trx, id, at);
+  }).catch((error: unknown) => {
+    // Another order took the same confirmation code between the check and the write.
+    if (repository.isUniqueViolation(error)) throw confirmationCodeTaken();
+    throw error;
+  });
+  return getOrder(source.db, id);
+}
+
+async function requireInvoice(db: Db, orderId: number, invoiceId: number): Promise<repository.InvoiceRow> {
+  await requireOrder(db, orderId);
+  const invoice = await repository.findInvoice(db, orderId, invoiceId);
+  if (!invoice) throw new AppError('invoice_not_found', `Invoice ${invoiceId} of order ${orderId} was not found`);
+  return invoice;
+}
+
+export async function listInvoices(db: Db, orderId: number, query: SubListQuery) {
+  await requireOrder(db, orderId);
+  const page = pageRequest(query, 10);
+  const { rows, total } = await repository.listInvoices(db, orderId, page);
+  const timezone = await getTimezone(db);
+  return { success: true as const, data: rows.map((row) => presentInvoice(row, timezone)), pagination: pagination(page, total) };
+}
+
+export async function getInvoice(db: Db, orderId: number, invoiceId: number): Promise<InvoiceView> {
+  return presentInvoice(await requireInvoice(db, orderId, invoiceId), await getTimezone(db));
+}
+
+/**
+ * Updates an invoice. Setting it to paid records one succeeded transaction for the order's unpaid
+ * balance, at most the invoice's charge amount (none when nothing is owed), and moves the order's
+ * and bookings' payment_status, all in one transaction.
+ */
+export async function updateInvoice(source: DataSource, orderId: number, invoiceId: number, body: InvoiceUpdateBody): Promise<InvoiceView> {
+  if (body.status === undefined && body.charge_amount === undefined) {
+    throw new AppError('invalid_request', 'Nothing to update: send status or charge_amount', { body: 'no updatable field given' });
+  }
+  await lockedTransaction(source, [orderLock(orderId)], async (trx) => {
+    const invoice = await requireInvoice(trx, orderId, invoiceId);
+    const at = nowIso();
+    const chargeCents = body.charge_amount === undefined ? invoice.charge_amount_cents : cents(body.charge_amount);
+    await repository.updateInvoice(trx, invoiceId, {
+      ...(body.status === undefined ? {} : { status: body.status }),
+      charge_amount_cents: chargeCents,
+      updated_at: at,
+    });
+    if (body.status !== 'paid' || invoice.status === 'paid') return;
+
+    const order = await requireOrder(trx, orderId);
+    const amount = invoiceSettlementCents(order.total_cents, await repository.succeededCents(trx, orderId), chargeCents);
+    if (amount > 0) {
+      await repository.insertTransaction(trx, {
+        order_id: orderId,
+        booking_id: await repository.firstBookingOfOrder(trx, orderId),
+        invoice_id: invoiceId,
+        customer_id: order.customer_id,
+        processor: 'manual',
+        payment_method: 'other',
+        payment_portion: invoice.payment_portion,
+        kind: 'capture',
+        amount_cents: amount,
+        status: 'succeeded',
+        token: null,
+        notes: `Invoice ${invoice.invoice_number} set to paid`,
+        receipt_number: null,
+        created_at: at,
+        updated_at: at,
+      });
+    }
+    await syncPaymentStatus(trx, orderId, at);
+  });
+  return getInvoice(source.db, orderId, invoiceId);
+}
+
+export async function listOrderTransactions(db: Db, orderId: number, query: SubListQuery) {
+  await requireOrder(db, orderId);
+  const page = pageRequest(query, 10);
+  const { rows, total } = await repository.listTransactions(db, { orderId }, page, 'asc');
+  const timezone = await getTimezone(db);
+  return { success: true as const, data: rows.map((row) => presentTransaction(row, timezone)), pagination: pagination(page, total) };
+}
+
+export async function getOrderTransaction(db: Db, orderId: number, transactionId: number): Promise<TransactionView> {
+  await requireOrder(db, orderId);
+  const transaction = await repository.findTransaction(db, transactionId);
+  if (!transaction || transaction.order_id !== orderId) {
+    throw new AppError('transaction_not_found', `Transaction ${transactionId} of order ${orderId} was not found`);
+  }
+  return presentTransaction(transaction, await getTimezone(db));
+}

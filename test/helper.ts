@@ -64,7 +64,8 @@ export function testConfig(databaseUrl: string, env: TestEnv = {}) {
 }
 
 export async function buildTestApp(databaseUrl: string, env: TestEnv = {}): Promise<App> {
-  const app = await buildApp(testConfig(databaseUrl, env), { logger: false });
+  // Tests deliver mail explicitly (app.mailSender.runOnce()), so outbox rows stay as written until then.
+  const app = await buildApp(testConfig(databaseUrl, env), { logger: false, mailPollMs: false });
   await app.ready();
   return app;
 }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
+import type { AdminSessionsTable } from '../modules/admin/table.js';
 import type { AgentLocationsTable, AgentServicesTable, AgentsTable } from '../modules/agents/table.js';
 import type { ApiKeysTable } from '../modules/api-keys/table.js';
 import type { AuditLogTable } from '../modules/audit/table.js';
@@ -38,6 +39,7 @@ export interface Database {
   transactions: TransactionsTable;
   coupons: CouponsTable;
   outbox: OutboxTable;
+  admin_sessions: AdminSessionsTable;
 }
 
 export type Db = Kysely<Database>;

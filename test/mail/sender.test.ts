@@ -167,7 +167,7 @@ describe.each(DIALECTS)('mail sender (%s)', (dialect) => {
     const other = await buildTestApp(t.databaseUrl, env);
     try {
       const results = await Promise.all([t.app.mailSender.runOnce(), other.mailSender.runOnce()]);
-      expect(results[0]!.sent + results[1]!.sent).toBe(30);
+      expect(results[0].sent + results[1].sent).toBe(30);
     } finally {
       await other.close();
     }

@@ -101,7 +101,11 @@ header button{background:transparent;border-color:#6b7799;color:#fff}
 .bk.completed{background:#dde9fb;border-color:#2f6fde}
 .bk.cancelled{background:#f3e3e3;border-color:#c93c3c;text-decoration:line-through}
 .bk.no_show{background:#ececf4;border-color:#7a7f99}
-.hours{display:flex;justify-content:space-between;font-size:11px;color:#6b7386}
+.cal th.timeline{padding:6px 4px}
+.hours{position:relative;height:16px;font-size:11px;color:#6b7386;font-weight:400}
+.hours span{position:absolute;transform:translateX(-50%)}
+.hours span:first-child{transform:none}
+.hours span:last-child{transform:translateX(-100%)}
 dl.details{display:grid;grid-template-columns:200px 1fr;gap:6px 16px;margin:0}
 dl.details dt{color:#4a5266}
 dl.details dd{margin:0}

@@ -50,7 +50,9 @@ function dayGrid(view: CalendarView): SafeHtml {
   const hours = Array.from({ length: endHour - startHour + 1 }, (_, i) => startHour + i);
 
   return html`<table class="cal" id="calendar" data-view="day" data-date="${day}">
-<thead><tr><th class="agent">Agent</th><th><div class="hours">${hours.map((h) => html`<span>${String(h).padStart(2, '0')}:00</span>`)}</div></th></tr></thead>
+<thead><tr><th class="agent">Agent</th><th class="timeline"><div class="hours">${hours.map(
+    (h, i) => html`<span style="left:${((i / (hours.length - 1)) * 100).toFixed(2)}%">${String(h).padStart(2, '0')}:00</span>`,
+  )}</div></th></tr></thead>
 <tbody>
 ${view.agents.map((agent) => {
   const mine = view.bookings.filter((b) => b.agent_id === agent.id);

@@ -56,7 +56,7 @@ export function usageSvg(chart: UsageChart, keys: readonly ApiKey[]): SafeHtml {
   const width = 1000;
   const height = 220;
   const left = 44;
-  const right = 12;
+  const right = 24;
   const top = 12;
   const bottom = 28;
   const plotW = width - left - right;

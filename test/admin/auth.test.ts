@@ -175,6 +175,19 @@ describe.each(DIALECTS)('admin sign-in (%s)', (dialect) => {
   });
 });
 
+describe.each(DIALECTS)('admin behind HTTPS (%s)', (dialect) => {
+  const t = useTestApp(dialect, { PUBLIC_URL: 'https://bookings.example.test' });
+  beforeAll(async () => setAdminPassword(t.db, PASSWORD));
+
+  it('marks the sign-in and session cookies Secure when the public address is HTTPS', async () => {
+    const page = await t.app.inject({ method: 'GET', url: '/admin/login' });
+    expect(page.cookies.find((c) => c.name === 'bk_admin_login')).toMatchObject({ secure: true, httpOnly: true, sameSite: 'Strict' });
+    const res = await postLogin(t.app, PASSWORD);
+    expect(res.statusCode).toBe(303);
+    expect(res.cookies.find((c) => c.name === 'bk_admin_session')).toMatchObject({ secure: true, httpOnly: true, sameSite: 'Strict', path: '/admin' });
+  });
+});
+
 describe('admin sessions across instances', () => {
   const t = useTestApp('sqlite');
   beforeAll(async () => setAdminPassword(t.db, PASSWORD));

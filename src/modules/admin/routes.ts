@@ -97,12 +97,16 @@ function sameToken(sent: unknown, expected: string | undefined): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-function cookieOptions(request: FastifyRequest, maxAgeSeconds?: number) {
+/**
+ * Cookies are Secure when the request came over HTTPS, or when the service's public address is
+ * HTTPS (TLS ends at a proxy in front of it): then a browser never sends them over plain HTTP.
+ */
+function cookieOptions(request: FastifyRequest, publicUrl: string, maxAgeSeconds?: number) {
   return {
     path: COOKIE_PATH,
     httpOnly: true,
     sameSite: 'strict' as const,
-    secure: request.protocol === 'https',
+    secure: request.protocol === 'https' || publicUrl.startsWith('https:'),
     ...(maxAgeSeconds === undefined ? {} : { maxAge: maxAgeSeconds }),
   };
 }
@@ -195,7 +199,7 @@ export default async function adminRoutes(app: App, options: AdminOptions): Prom
     let csrf = request.cookies[LOGIN_COOKIE];
     if (!csrf || !/^[\w-]{20,100}$/.test(csrf)) {
       csrf = randomBytes(24).toString('base64url');
-      reply.setCookie(LOGIN_COOKIE, csrf, cookieOptions(request));
+      reply.setCookie(LOGIN_COOKIE, csrf, cookieOptions(request, app.appConfig.publicUrl));
     }
     const passwordSet = (await readPasswordHash(db)) !== undefined;
     return sendPage(request, reply, { status, title: 'Sign in', body: loginPage({ csrf, passwordSet, ...(error ? { error } : {}) }) });
@@ -224,7 +228,7 @@ export default async function adminRoutes(app: App, options: AdminOptions): Prom
     const password = field(formOf(request), 'password');
     if (!stored || !(await verifyPassword(password, stored))) return showLogin(request, reply, 401, 'Wrong password.');
     const { token } = await createSession(db, new Date(now));
-    reply.setCookie(SESSION_COOKIE, token, cookieOptions(request, SESSION_HOURS * 3600));
+    reply.setCookie(SESSION_COOKIE, token, cookieOptions(request, app.appConfig.publicUrl, SESSION_HOURS * 3600));
     reply.clearCookie(LOGIN_COOKIE, { path: COOKIE_PATH });
     return reply.redirect('/admin/keys', 303);
   });

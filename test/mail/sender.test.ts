@@ -162,6 +162,36 @@ describe.each(DIALECTS)('mail sender (%s)', (dialect) => {
     ]);
   });
 
+  it('stopping finishes the mail being sent and hands the rest of its batch back at once', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let arrived!: () => void;
+    const first = new Promise<void>((resolve) => (arrived = resolve));
+    const slow = await startSmtp({
+      beforeAccept: async () => {
+        arrived();
+        await held;
+      },
+    });
+    const sender = new MailSender({ db: t.db, smtpUrl: slow.url, from: FROM, log: t.app.log });
+    try {
+      for (const mail of [CONFIRMATION, CHANGE, WELCOME]) await enqueueMail(t.db, mail);
+      const round = sender.runOnce();
+      await first;
+      const stopped = sender.stop();
+      release();
+      await stopped;
+      expect(await round).toEqual({ sent: 1, retrying: 0, failed: 0, notDelivered: 0 });
+    } finally {
+      await slow.close();
+    }
+    expect((await outbox()).map((r) => [r.status, r.attempts, r.locked_until])).toEqual([
+      ['sent', 1, null],
+      ['pending', 0, null],
+      ['pending', 0, null],
+    ]);
+  });
+
   it('two instances on one database send each mail exactly once', async () => {
     for (let i = 0; i < 30; i++) await enqueueMail(t.db, { ...WELCOME, recipient: `user${i}@example.test` });
     const other = await buildTestApp(t.databaseUrl, env);

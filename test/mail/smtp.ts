@@ -23,8 +23,15 @@ export function decodeQuotedPrintable(raw: string): string {
     .replace(/(?:=[0-9A-F]{2})+/g, (run) => Buffer.from(run.replace(/=/g, ''), 'hex').toString('utf8'));
 }
 
-/** A real SMTP server on a free local port; `refuse` answers every recipient with 550. */
-export async function startSmtp(options: { refuse?: boolean } = {}): Promise<TestSmtp> {
+export interface SmtpOptions {
+  /** Answer every recipient with 550. */
+  refuse?: boolean;
+  /** Awaited before a received message is acknowledged (to hold a sender mid-send). */
+  beforeAccept?: () => Promise<void>;
+}
+
+/** A real SMTP server on a free local port. */
+export async function startSmtp(options: SmtpOptions = {}): Promise<TestSmtp> {
   const received: ReceivedMail[] = [];
   let attempts = 0;
   const server = new SMTPServer({
@@ -44,12 +51,15 @@ export async function startSmtp(options: { refuse?: boolean } = {}): Promise<Tes
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('end', () => {
         const mailFrom = session.envelope.mailFrom;
-        received.push({
+        const mail = {
           from: mailFrom ? mailFrom.address : '',
           to: session.envelope.rcptTo.map((r) => r.address),
           message: decodeQuotedPrintable(Buffer.concat(chunks).toString('utf8')),
+        };
+        void (options.beforeAccept?.() ?? Promise.resolve()).then(() => {
+          received.push(mail);
+          callback();
         });
-        callback();
       });
     },
   });

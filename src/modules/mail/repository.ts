@@ -61,6 +61,12 @@ export async function finish(db: Db, id: number, claimUntil: string, outcome: Ou
   return Number(result.numUpdatedRows) === 1;
 }
 
+/** Gives back rows claimed but not attempted (the sender is stopping). */
+export async function releaseClaims(db: Db, ids: readonly number[], claimUntil: string): Promise<void> {
+  if (ids.length === 0) return;
+  await db.updateTable('outbox').set({ locked_until: null }).where('id', 'in', ids).where('locked_until', '=', claimUntil).execute();
+}
+
 export interface OutboxQuery {
   status?: OutboxStatus;
   limit: number;

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Db } from '../../db/database.js';
-import { claimDue, finish, type Outcome, type OutboxRow } from './repository.js';
+import { claimDue, finish, releaseClaims, type Outcome, type OutboxRow } from './repository.js';
 import { parsePayload, renderMail } from './templates.js';
 
 export interface MailSenderOptions {
@@ -58,6 +58,7 @@ export class MailSender {
   private readonly transport: Transporter | undefined;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<RunResult> | undefined;
+  private stopping = false;
 
   constructor(options: MailSenderOptions) {
     this.db = options.db;
@@ -82,14 +83,19 @@ export class MailSender {
   /** Polls every intervalMs until stop(); a round still running when the next is due is not doubled. */
   start(intervalMs: number = DEFAULT_POLL_MS): void {
     if (this.timer) return;
+    this.stopping = false;
     this.timer = setInterval(() => {
       if (!this.running) void this.runOnce().catch(() => undefined);
     }, intervalMs);
     this.timer.unref();
   }
 
-  /** Stops polling and waits for the round in progress; the SMTP connections are closed. */
+  /**
+   * Stops polling and waits for the mail being sent; rows the round had claimed but not begun
+   * are released for the next sender at once. The SMTP connections are closed.
+   */
   async stop(): Promise<void> {
+    this.stopping = true;
     clearInterval(this.timer);
     this.timer = undefined;
     await this.running?.catch(() => undefined);
@@ -109,12 +115,17 @@ export class MailSender {
 
   private async round(now: Date): Promise<RunResult> {
     const result: RunResult = { sent: 0, retrying: 0, failed: 0, notDelivered: 0 };
+    if (this.stopping) return result;
     try {
       for (;;) {
         const nowIso = now.toISOString();
         const claimUntil = new Date(now.getTime() + CLAIM_MS).toISOString();
         const rows = await claimDue(this.db, nowIso, claimUntil, this.batchSize);
-        for (const row of rows) {
+        for (const [i, row] of rows.entries()) {
+          if (this.stopping) {
+            await releaseClaims(this.db, rows.slice(i).map((r) => r.id), claimUntil);
+            return result;
+          }
           const outcome = await this.deliver(row, now);
           const recorded = await finish(this.db, row.id, claimUntil, outcome, new Date().toISOString());
           if (!recorded) this.log.warn({ outboxId: row.id }, 'mail claim lapsed before its outcome was recorded');
@@ -123,7 +134,7 @@ export class MailSender {
           else if (outcome.status === 'not_delivered') result.notDelivered += 1;
           else result.retrying += 1;
         }
-        if (rows.length < this.batchSize) return result;
+        if (rows.length < this.batchSize || this.stopping) return result;
       }
     } catch (error) {
       // The database may be briefly away; claimed rows are taken again when their claim lapses.

@@ -217,13 +217,19 @@ describe.each(DIALECTS)('mail sender (%s)', (dialect) => {
     expect(smtp.received).toHaveLength(0);
   });
 
-  it('fails a mail whose payload cannot be read at once, without a retry', async () => {
-    const id = await enqueueMail(t.db, WELCOME);
-    await t.db.updateTable('outbox').set({ payload: 'not json' }).where('id', '=', id).execute();
-    expect(await t.app.mailSender.runOnce()).toMatchObject({ failed: 1 });
-    const [row] = await outbox();
-    expect(row).toMatchObject({ status: 'failed', attempts: 1 });
-    expect(row!.last_error).toMatch(/^payload: /);
+  it('fails a mail it cannot render at once, without a retry', async () => {
+    const unreadable = await enqueueMail(t.db, WELCOME);
+    await t.db.updateTable('outbox').set({ payload: 'not json' }).where('id', '=', unreadable).execute();
+    const unknown = await enqueueMail(t.db, WELCOME);
+    await t.db.updateTable('outbox').set({ kind: 'newsletter' as never }).where('id', '=', unknown).execute();
+    expect(await t.app.mailSender.runOnce()).toMatchObject({ failed: 2 });
+    const rows = await outbox();
+    expect(rows.map((r) => [r.status, r.attempts])).toEqual([
+      ['failed', 1],
+      ['failed', 1],
+    ]);
+    expect(rows[0]!.last_error).toMatch(/^cannot render: .*JSON/);
+    expect(rows[1]!.last_error).toBe('cannot render: unknown mail kind "newsletter"');
     expect(smtp.received).toHaveLength(0);
   });
 

@@ -158,8 +158,8 @@ export class MailSender {
     try {
       rendered = renderMail(row.kind, parsePayload(row.payload));
     } catch (error) {
-      // A payload that cannot be read will not improve with retries.
-      return done('failed', `payload: ${errorText(error)}`);
+      // A mail that cannot be rendered will not improve with retries.
+      return done('failed', `cannot render: ${errorText(error)}`);
     }
     try {
       await this.transport.sendMail({

@@ -20,7 +20,9 @@ import { openApiOptions } from './http/openapi.js';
 import { MemoryRateLimitStore, RedisRateLimitStore, type RateLimitStore } from './http/rate-limit-store.js';
 import { API_ROOT } from './http/route-config.js';
 import { SHARED_SCHEMAS } from './http/schemas.js';
+import adminRoutes from './modules/admin/routes.js';
 import { AuditRecorder } from './modules/audit/recorder.js';
+import { DEFAULT_POLL_MS, MailSender } from './modules/mail/sender.js';
 import { initialiseSettings } from './modules/settings/service.js';
 import couponRoutes from './modules/coupons/routes.js';
 import orderRoutes from './modules/orders/routes.js';
@@ -44,6 +46,7 @@ declare module 'fastify' {
     dialect: Dialect;
     appConfig: Config;
     audit: AuditRecorder;
+    mailSender: MailSender;
   }
 }
 
@@ -52,6 +55,11 @@ export interface AppOptions {
   logger?: boolean | Record<string, unknown>;
   /** The clock rate-limit windows follow (tests pin it so that no window boundary falls inside one). */
   now?: () => number;
+  /**
+   * How often the mail sender looks for due mail (ms), or false for never on its own: tests
+   * then deliver with `app.mailSender.runOnce()`. Default 5 s.
+   */
+  mailPollMs?: number | false;
 }
 
 /** Opens the database, applies migrations and assembles the service. The caller listens and closes. */
@@ -79,12 +87,18 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const audit = new AuditRecorder(database.db, app.log);
+  const mailSender = new MailSender({ db: database.db, smtpUrl: config.smtpUrl, from: config.mailFrom, log: app.log });
 
   app.decorate('db', database.db);
   app.decorate('dialect', database.dialect);
   app.decorate('appConfig', config);
   app.decorate('audit', audit);
+  app.decorate('mailSender', mailSender);
+  app.addHook('onReady', async () => {
+    if (options.mailPollMs !== false) mailSender.start(options.mailPollMs ?? DEFAULT_POLL_MS);
+  });
   app.addHook('onClose', async () => {
+    await mailSender.stop();
     await audit.close();
     await rateLimits.close();
     await database.destroy();
@@ -113,5 +127,6 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   app.get(`${API_ROOT}/openapi.json`, { config: { permission: 'public' }, schema: { hide: true } }, async () => app.swagger());
 
   for (const routes of MODULE_ROUTES) await app.register(routes, { prefix: API_ROOT });
+  await app.register(adminRoutes, { prefix: '/admin', rateLimits });
   return app;
 }

@@ -3,8 +3,10 @@ import { UsageError, type CliIo, type Command } from './cli/command.js';
 import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { AppError } from './http/errors.js';
+import { adminPasswordSet } from './modules/admin/cli.js';
 import { keysCreate, keysList, keysRevoke } from './modules/api-keys/cli.js';
 import { audit } from './modules/audit/cli.js';
+import { outboxList } from './modules/mail/cli.js';
 import { initialiseSettings } from './modules/settings/service.js';
 import { settingsGet, settingsSet } from './modules/settings/cli.js';
 
@@ -26,6 +28,8 @@ const COMMANDS: Record<string, Command> = {
   'settings get': settingsGet,
   'settings set': settingsSet,
   audit,
+  'admin-password set': adminPasswordSet,
+  'outbox list': outboxList,
 };
 
 function usage(): string {

@@ -34,7 +34,8 @@ export interface TestAppOptions {
 }
 
 export async function buildTestApp(databaseUrl: string, env: TestEnv = {}, options: TestAppOptions = {}): Promise<App> {
-  const app = await buildApp(testConfig(databaseUrl, env), { logger: false, now: options.now });
+  // Tests deliver mail explicitly (app.mailSender.runOnce()), so outbox rows stay as written until then.
+  const app = await buildApp(testConfig(databaseUrl, env), { logger: false, mailPollMs: false, now: options.now });
   options.beforeReady?.(app);
   await app.ready();
   return app;

@@ -4,6 +4,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import type { IdempotencyKeysTable } from '../http/idempotency-table.js';
+import type { AdminSessionsTable } from '../modules/admin/table.js';
 import type { AgentLocationsTable, AgentServicesTable, AgentsTable } from '../modules/agents/table.js';
 import type { ApiKeysTable } from '../modules/api-keys/table.js';
 import type { AuditLogTable } from '../modules/audit/table.js';
@@ -40,6 +41,7 @@ export interface Database {
   coupons: CouponsTable;
   outbox: OutboxTable;
   idempotency_keys: IdempotencyKeysTable;
+  admin_sessions: AdminSessionsTable;
 }
 
 export type Db = Kysely<Database>;

@@ -1,7 +1,8 @@
 import type { Generated } from 'kysely';
 
 export type MailKind = 'booking_confirmation' | 'booking_change' | 'customer_welcome';
-export type OutboxStatus = 'pending' | 'sent' | 'failed' | 'not_delivered';
+export const OUTBOX_STATUSES = ['pending', 'sent', 'failed', 'not_delivered'] as const;
+export type OutboxStatus = (typeof OUTBOX_STATUSES)[number];
 
 export interface OutboxTable {
   id: Generated<number>;

@@ -1,0 +1,19 @@
+import { UsageError, type Command } from '../../cli/command.js';
+import { setAdminPassword } from './password.js';
+
+async function readAll(stdin: AsyncIterable<Buffer | string>): Promise<string> {
+  let text = '';
+  for await (const chunk of stdin) text += typeof chunk === 'string' ? chunk : chunk.toString('utf8');
+  return text;
+}
+
+export const adminPasswordSet: Command = {
+  usage: 'admin-password set   (reads the password from stdin)',
+  async run({ db, io, args }) {
+    if (args.length > 0) throw new UsageError('the password is read from stdin, not from arguments');
+    // One trailing line break is the end of input (echo, a terminal), not part of the password.
+    const password = (await readAll(io.stdin)).replace(/\r?\n$/, '');
+    await setAdminPassword(db, password);
+    io.stdout.write('Admin password set; every admin session was signed out.\n');
+  },
+};

@@ -1,0 +1,442 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import cookie from '@fastify/cookie';
+import formbody from '@fastify/formbody';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { DateTime } from 'luxon';
+import { Type } from 'typebox';
+import type { App } from '../../app.js';
+import { isDatabaseUnavailable } from '../../db/database.js';
+import { validationDetails } from '../../http/error-handler.js';
+import { AppError } from '../../http/errors.js';
+import type { RateLimitStore } from '../../http/rate-limit-store.js';
+import { createKey, listKeys, revokeKey } from '../api-keys/service.js';
+import { countEntries, requestsPerKeySince, searchEntries, usagePerKeyHour, type AuditFilter, type StatusClass } from '../audit/repository.js';
+import { countOutbox, listOutbox } from '../mail/repository.js';
+import { OUTBOX_STATUSES, type OutboxStatus } from '../mail/table.js';
+import { readSiteSchedule, WEEKDAYS, type Weekday } from '../schedules/model.js';
+import { getSettings, getTimezone, parseSetting, setSettings, type SiteSettings } from '../settings/service.js';
+import { page, type SafeHtml } from './html.js';
+import { readPasswordHash, verifyPassword } from './password.js';
+import { bookingDetails, bookingMeta, calendarAgents, calendarBookings } from './repository.js';
+import { formatPeriods, localToIso, parseWeeklyForm, usageChart, writeSiteWeekly } from './service.js';
+import { createSession, deleteSession, findSession, SESSION_HOURS, type AdminSession } from './sessions.js';
+import { bookingPage, calendarPage } from './views/calendar.js';
+import { EMPTY_KEY_FORM, keysPage, type KeyFormValues, type KeysView } from './views/keys.js';
+import { logPage, type LogFilterValues } from './views/log.js';
+import { loginPage, messagePage, outboxPage, settingsPage, type SettingsFormValues } from './views/other.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** An admin route open without a session (the sign-in page). */
+    adminPublic?: boolean;
+  }
+  interface FastifyRequest {
+    /** The signed-in admin session, set on every admin route that is not public. */
+    adminSession: AdminSession | undefined;
+  }
+}
+
+export interface AdminOptions {
+  /** Counters for sign-in attempts; shared between instances when Redis is configured. */
+  rateLimits: RateLimitStore;
+}
+
+const SESSION_COOKIE = 'bk_admin_session';
+const LOGIN_COOKIE = 'bk_admin_login';
+const COOKIE_PATH = '/admin';
+/** Sign-in attempts per client IP and window. */
+export const LOGIN_ATTEMPTS = 10;
+const LOGIN_WINDOW_MS = 15 * 60_000;
+const LOG_PER_PAGE = 50;
+const OUTBOX_PER_PAGE = 50;
+const DAY_MS = 86_400_000;
+
+const DATETIME_LOCAL = '^(|\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2})?)$';
+const PageQuery = Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 }));
+
+const LogQuery = Type.Object({
+  key: Type.Optional(Type.String({ pattern: '^(|none|[1-9]\\d{0,9})$' })),
+  status: Type.Optional(Type.Union([Type.Literal(''), Type.Literal('2xx'), Type.Literal('3xx'), Type.Literal('4xx'), Type.Literal('5xx')])),
+  path: Type.Optional(Type.String({ maxLength: 200 })),
+  from: Type.Optional(Type.String({ pattern: DATETIME_LOCAL })),
+  to: Type.Optional(Type.String({ pattern: DATETIME_LOCAL })),
+  page: PageQuery,
+});
+const CalendarQuery = Type.Object({
+  date: Type.Optional(Type.String({ pattern: '^(|\\d{4}-\\d{2}-\\d{2})$' })),
+  view: Type.Optional(Type.Union([Type.Literal('day'), Type.Literal('week')])),
+});
+const OutboxQuery = Type.Object({
+  status: Type.Optional(Type.Union([Type.Literal(''), ...OUTBOX_STATUSES.map((s) => Type.Literal(s))])),
+  page: PageQuery,
+});
+const IdParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }) });
+
+type Form = Record<string, string | string[] | undefined>;
+
+function formOf(request: FastifyRequest): Form {
+  const body = request.body;
+  return typeof body === 'object' && body !== null ? (body as Form) : {};
+}
+
+/** A form field as one string ('' when absent; the first when repeated). */
+function field(form: Form, name: string): string {
+  const value = form[name];
+  return (Array.isArray(value) ? value[0] : value) ?? '';
+}
+
+function fields(form: Form, name: string): string[] {
+  const value = form[name];
+  return value === undefined ? [] : Array.isArray(value) ? value : [value];
+}
+
+function sameToken(sent: unknown, expected: string | undefined): boolean {
+  if (typeof sent !== 'string' || expected === undefined) return false;
+  const a = Buffer.from(sent);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * Cookies are Secure when the request came over HTTPS, or when the service's public address is
+ * HTTPS (TLS ends at a proxy in front of it): then a browser never sends them over plain HTTP.
+ */
+function cookieOptions(request: FastifyRequest, publicUrl: string, maxAgeSeconds?: number) {
+  return {
+    path: COOKIE_PATH,
+    httpOnly: true,
+    sameSite: 'strict' as const,
+    secure: request.protocol === 'https' || publicUrl.startsWith('https:'),
+    ...(maxAgeSeconds === undefined ? {} : { maxAge: maxAgeSeconds }),
+  };
+}
+
+interface Render {
+  title: string;
+  body: SafeHtml;
+  active?: string;
+  status?: number;
+}
+
+/** Sends a page with headers that keep it out of caches and frames and limit scripts to its own. */
+function sendPage(request: FastifyRequest, reply: FastifyReply, render: Render): FastifyReply {
+  const nonce = randomBytes(16).toString('base64');
+  return reply
+    .status(render.status ?? 200)
+    .header(
+      'content-security-policy',
+      `default-src 'none'; script-src 'nonce-${nonce}'; style-src-elem 'nonce-${nonce}'; style-src-attr 'unsafe-inline'; img-src data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
+    )
+    .header('x-frame-options', 'DENY')
+    .header('referrer-policy', 'no-referrer')
+    .header('x-content-type-options', 'nosniff')
+    .type('text/html; charset=utf-8')
+    .send(
+      page({
+        title: render.title,
+        body: render.body,
+        nonce,
+        ...(render.active ? { active: render.active } : {}),
+        ...(request.adminSession ? { csrf: request.adminSession.csrfToken } : {}),
+      }),
+    );
+}
+
+function errorPage(error: FastifyError, request: FastifyRequest): { status: number; message: string } {
+  if (error instanceof AppError) return { status: error.statusCode, message: error.message };
+  if (error.validation) {
+    const details = Object.entries(validationDetails(error.validation)).map(([name, problem]) => `${name} ${String(problem)}`);
+    return { status: 400, message: `Invalid ${error.validationContext ?? 'request'}: ${details.join('; ')}` };
+  }
+  if (isDatabaseUnavailable(error)) return { status: 503, message: 'The database is unavailable; try again shortly.' };
+  if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+    return { status: error.statusCode, message: 'The request could not be understood.' };
+  }
+  request.log.error({ err: error }, 'admin page failed');
+  return { status: 500, message: 'Something went wrong; the error has been logged.' };
+}
+
+/** The admin page: server-rendered HTML behind a password, mounted at /admin outside the API root. */
+export default async function adminRoutes(app: App, options: AdminOptions): Promise<void> {
+  const { db } = app;
+  await app.register(cookie);
+  await app.register(formbody);
+  app.decorateRequest('adminSession', undefined);
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const { status, message } = errorPage(error, request);
+    return sendPage(request, reply, { status, title: 'Error', body: messagePage(status === 404 ? 'Not found' : 'Error', message) });
+  });
+  app.setNotFoundHandler((request, reply) =>
+    sendPage(request, reply, { status: 404, title: 'Not found', body: messagePage('Not found', `There is no admin page ${request.url.split('?', 1)[0]}.`) }),
+  );
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('cache-control', 'no-store');
+    if (request.routeOptions.config.adminPublic) return;
+    const token = request.cookies[SESSION_COOKIE];
+    const session = token ? await findSession(db, token, new Date()) : undefined;
+    if (!session) return reply.redirect('/admin/login', 303);
+    request.adminSession = session;
+  });
+
+  // Every form carries a token that a page of another site cannot know (synchroniser token with
+  // the session; before sign-in, a double-submit cookie).
+  app.addHook('preValidation', async (request) => {
+    if (request.method === 'GET' || request.method === 'HEAD') return;
+    const expected = request.routeOptions.config.adminPublic ? request.cookies[LOGIN_COOKIE] : request.adminSession?.csrfToken;
+    if (!sameToken(formOf(request)._csrf, expected)) {
+      throw new AppError('forbidden', 'This form has expired or did not come from this page. Reload the page and try again.');
+    }
+  });
+
+  const hidden = { hide: true };
+
+  app.get('/', { schema: hidden }, async (_request, reply) => reply.redirect('/admin/keys', 303));
+
+  // ---- Sign in and out -------------------------------------------------------------------
+  const showLogin = async (request: FastifyRequest, reply: FastifyReply, status = 200, error?: string) => {
+    let csrf = request.cookies[LOGIN_COOKIE];
+    if (!csrf || !/^[\w-]{20,100}$/.test(csrf)) {
+      csrf = randomBytes(24).toString('base64url');
+      reply.setCookie(LOGIN_COOKIE, csrf, cookieOptions(request, app.appConfig.publicUrl));
+    }
+    const passwordSet = (await readPasswordHash(db)) !== undefined;
+    return sendPage(request, reply, { status, title: 'Sign in', body: loginPage({ csrf, passwordSet, ...(error ? { error } : {}) }) });
+  };
+
+  app.get('/login', { config: { adminPublic: true }, schema: hidden }, async (request, reply) => {
+    const token = request.cookies[SESSION_COOKIE];
+    if (token && (await findSession(db, token, new Date()))) return reply.redirect('/admin/keys', 303);
+    return showLogin(request, reply);
+  });
+
+  app.post('/login', { config: { adminPublic: true }, schema: hidden }, async (request, reply) => {
+    const now = Date.now();
+    const decision = await options.rateLimits
+      .consume(`adminlogin:${request.ip}`, [{ limit: LOGIN_ATTEMPTS, durationMs: LOGIN_WINDOW_MS }], now)
+      .catch((error: unknown) => {
+        request.log.warn({ err: error }, 'rate-limit store unavailable; sign-in attempt not counted');
+        return undefined;
+      });
+    if (decision && !decision.allowed) {
+      const retryAfter = Math.max(1, Math.ceil(((decision.windows[0]?.resetAt ?? now) - now) / 1000));
+      reply.header('retry-after', String(retryAfter));
+      return showLogin(request, reply, 429, `Too many sign-in attempts from this address. Try again in ${Math.ceil(retryAfter / 60)} minute(s).`);
+    }
+    const stored = await readPasswordHash(db);
+    const password = field(formOf(request), 'password');
+    if (!stored || !(await verifyPassword(password, stored))) return showLogin(request, reply, 401, 'Wrong password.');
+    const { token } = await createSession(db, new Date(now));
+    reply.setCookie(SESSION_COOKIE, token, cookieOptions(request, app.appConfig.publicUrl, SESSION_HOURS * 3600));
+    reply.clearCookie(LOGIN_COOKIE, { path: COOKIE_PATH });
+    return reply.redirect('/admin/keys', 303);
+  });
+
+  app.post('/logout', { schema: hidden }, async (request, reply) => {
+    if (request.adminSession) await deleteSession(db, request.adminSession.id);
+    reply.clearCookie(SESSION_COOKIE, { path: COOKIE_PATH });
+    return reply.redirect('/admin/login', 303);
+  });
+
+  // ---- API keys --------------------------------------------------------------------------
+  const showKeys = async (request: FastifyRequest, reply: FastifyReply, extra: Partial<KeysView> & { status?: number } = {}) => {
+    const [keys, requests24h, zone] = await Promise.all([
+      listKeys(db),
+      requestsPerKeySince(db, new Date(Date.now() - DAY_MS).toISOString()),
+      getTimezone(db),
+    ]);
+    const { status, ...rest } = extra;
+    const view: KeysView = { keys, requests24h, zone, csrf: request.adminSession!.csrfToken, form: EMPTY_KEY_FORM, ...rest };
+    return sendPage(request, reply, { title: 'API keys', active: '/admin/keys', body: keysPage(view), ...(status ? { status } : {}) });
+  };
+
+  app.get('/keys', { schema: { ...hidden, querystring: Type.Object({ revoked: Type.Optional(Type.Integer({ minimum: 1 })) }) } }, async (request, reply) => {
+    const { revoked } = request.query;
+    if (revoked === undefined) return showKeys(request, reply);
+    const key = (await listKeys(db)).find((k) => k.id === revoked);
+    return showKeys(request, reply, key ? { message: `Key “${key.name}” (${key.prefix}…) is revoked.` } : {});
+  });
+
+  app.post('/keys', { schema: hidden }, async (request, reply) => {
+    const form = formOf(request);
+    const values: KeyFormValues = {
+      name: field(form, 'name'),
+      type: field(form, 'type') === 'live' ? 'live' : 'test',
+      permissions: fields(form, 'permissions'),
+      per_minute: field(form, 'per_minute').trim(),
+      per_hour: field(form, 'per_hour').trim(),
+    };
+    const limit = (name: string, raw: string): number | undefined => {
+      if (raw === '') return undefined;
+      if (!/^\d{1,7}$/.test(raw)) throw new AppError('validation_failed', `${name} must be a whole number from 1 to 1000000`);
+      return Number(raw);
+    };
+    try {
+      const created = await createKey(db, {
+        name: values.name,
+        type: values.type,
+        permissions: values.permissions,
+        perMinute: limit('Requests per minute', values.per_minute),
+        perHour: limit('Requests per hour', values.per_hour),
+      });
+      return await showKeys(request, reply, { created });
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'validation_failed') {
+        return showKeys(request, reply, { status: 422, form: values, error: `The key was not created: ${error.message}.` });
+      }
+      throw error;
+    }
+  });
+
+  app.post('/keys/:id/revoke', { schema: { ...hidden, params: IdParams } }, async (request, reply) => {
+    const key = await revokeKey(db, request.params.id);
+    return reply.redirect(`/admin/keys?revoked=${key.id}`, 303);
+  });
+
+  // ---- Request log -----------------------------------------------------------------------
+  app.get('/log', { schema: { ...hidden, querystring: LogQuery } }, async (request, reply) => {
+    const q = request.query;
+    const zone = await getTimezone(db);
+    const values: LogFilterValues = { key: q.key ?? '', status: q.status ?? '', path: (q.path ?? '').trim(), from: q.from ?? '', to: q.to ?? '' };
+    const instant = (name: string, value: string): string | undefined => {
+      if (value === '') return undefined;
+      const iso = localToIso(value, zone);
+      if (!iso) throw new AppError('invalid_request', `${name} is not a valid date and time`);
+      return iso;
+    };
+    const filter: AuditFilter = {
+      ...(values.key === 'none' ? { keyId: null } : values.key ? { keyId: Number(values.key) } : {}),
+      ...(values.status ? { statusClass: Number(values.status[0]) as StatusClass } : {}),
+      ...(values.path ? { pathContains: values.path } : {}),
+    };
+    const from = instant('From', values.from);
+    const to = instant('To', values.to);
+    if (from !== undefined) filter.from = from;
+    if (to !== undefined) filter.to = to;
+    if (from && to && from >= to) throw new AppError('invalid_request', 'From must be before To');
+
+    // The chart covers the chosen range, or the last 24 hours of it when it is open-ended.
+    const chartTo = to ? DateTime.fromISO(to, { zone: 'utc' }) : DateTime.utc();
+    const chartFrom = from ? DateTime.fromISO(from, { zone: 'utc' }) : chartTo.minus({ hours: 24 });
+    const pageNumber = q.page ?? 1;
+    const [keys, total, entries, usage] = await Promise.all([
+      listKeys(db),
+      countEntries(db, filter),
+      searchEntries(db, filter, { limit: LOG_PER_PAGE, offset: (pageNumber - 1) * LOG_PER_PAGE }),
+      usagePerKeyHour(db, { ...filter, from: chartFrom.toISO() ?? undefined, to: chartTo.toISO() ?? undefined }),
+    ]);
+    return sendPage(request, reply, {
+      title: 'Request log',
+      active: '/admin/log',
+      body: logPage({
+        filter: values,
+        keys,
+        entries,
+        page: pageNumber,
+        total,
+        totalPages: Math.ceil(total / LOG_PER_PAGE),
+        chart: usageChart(usage, chartFrom, chartTo, zone),
+        zone,
+      }),
+    });
+  });
+
+  // ---- Calendar and bookings -------------------------------------------------------------
+  app.get('/calendar', { schema: { ...hidden, querystring: CalendarQuery } }, async (request, reply) => {
+    const zone = await getTimezone(db);
+    const view = request.query.view ?? 'day';
+    const date = request.query.date ? DateTime.fromISO(request.query.date, { zone }) : DateTime.now().setZone(zone).startOf('day');
+    if (!date.isValid) throw new AppError('invalid_request', `${request.query.date} is not a valid date`);
+    const first = view === 'day' ? date : date.startOf('week');
+    const days = Array.from({ length: view === 'day' ? 1 : 7 }, (_, i) => first.plus({ days: i }));
+    const bookings = await calendarBookings(db, days[0]!.toISODate(), days.at(-1)!.toISODate());
+    const agents = await calendarAgents(db, [...new Set(bookings.map((b) => b.agent_id))]);
+    return sendPage(request, reply, { title: 'Calendar', active: '/admin/calendar', body: calendarPage({ view, date, days, agents, bookings, zone }) });
+  });
+
+  app.get('/bookings/:id', { schema: { ...hidden, params: IdParams } }, async (request, reply) => {
+    const { id } = request.params;
+    const booking = await bookingDetails(db, id);
+    if (!booking) throw new AppError('booking_not_found', `Booking ${id} was not found.`);
+    const [meta, zone] = await Promise.all([bookingMeta(db, id), getTimezone(db)]);
+    return sendPage(request, reply, { title: `Booking #${id}`, active: '/admin/calendar', body: bookingPage(booking, meta, zone) });
+  });
+
+  // ---- Settings --------------------------------------------------------------------------
+  const timezones = ['UTC', ...Intl.supportedValuesOf('timeZone').filter((z) => z !== 'UTC')];
+
+  app.get('/settings', { schema: { ...hidden, querystring: Type.Object({ saved: Type.Optional(Type.String()) }) } }, async (request, reply) => {
+    const [settings, schedule] = await Promise.all([getSettings(db), readSiteSchedule(db)]);
+    const values: SettingsFormValues = {
+      timezone: settings.timezone,
+      slot_interval_minutes: String(settings.slot_interval_minutes),
+      min_lead_minutes: String(settings.min_lead_minutes),
+      weekly: Object.fromEntries(WEEKDAYS.map((d) => [d, formatPeriods(schedule.weekly[d] ?? [])])) as Record<Weekday, string>,
+    };
+    return sendPage(request, reply, {
+      title: 'Settings',
+      active: '/admin/settings',
+      body: settingsPage({
+        values,
+        problems: {},
+        timezones,
+        exceptions: schedule.exceptions.length,
+        csrf: request.adminSession!.csrfToken,
+        saved: request.query.saved !== undefined,
+      }),
+    });
+  });
+
+  app.post('/settings', { schema: hidden }, async (request, reply) => {
+    const form = formOf(request);
+    const values: SettingsFormValues = {
+      timezone: field(form, 'timezone').trim(),
+      slot_interval_minutes: field(form, 'slot_interval_minutes').trim(),
+      min_lead_minutes: field(form, 'min_lead_minutes').trim(),
+      weekly: Object.fromEntries(WEEKDAYS.map((d) => [d, field(form, d).trim()])) as Record<Weekday, string>,
+    };
+    const problems: Record<string, string> = {};
+    const settings: Partial<SiteSettings> = {};
+    for (const key of ['timezone', 'slot_interval_minutes', 'min_lead_minutes'] as const) {
+      try {
+        Object.assign(settings, { [key]: parseSetting(key, values[key]) });
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        problems[key] = error.message;
+      }
+    }
+    const { weekly, problems: dayProblems } = parseWeeklyForm(values.weekly);
+    Object.assign(problems, dayProblems);
+    if (Object.keys(problems).length > 0) {
+      const schedule = await readSiteSchedule(db);
+      return sendPage(request, reply, {
+        status: 422,
+        title: 'Settings',
+        active: '/admin/settings',
+        body: settingsPage({ values, problems, timezones, exceptions: schedule.exceptions.length, csrf: request.adminSession!.csrfToken, saved: false }),
+      });
+    }
+    await db.transaction().execute(async (trx) => {
+      await setSettings(trx, settings);
+      await writeSiteWeekly(trx, weekly);
+    });
+    return reply.redirect('/admin/settings?saved=1', 303);
+  });
+
+  // ---- Outbox ----------------------------------------------------------------------------
+  app.get('/outbox', { schema: { ...hidden, querystring: OutboxQuery } }, async (request, reply) => {
+    const status = request.query.status || undefined;
+    const pageNumber = request.query.page ?? 1;
+    const [rows, total, zone] = await Promise.all([
+      listOutbox(db, { ...(status ? { status: status } : {}), limit: OUTBOX_PER_PAGE, offset: (pageNumber - 1) * OUTBOX_PER_PAGE }),
+      countOutbox(db, status as OutboxStatus | undefined),
+      getTimezone(db),
+    ]);
+    return sendPage(request, reply, {
+      title: 'Outbox',
+      active: '/admin/outbox',
+      body: outboxPage({ rows, status: status ?? '', page: pageNumber, total, totalPages: Math.ceil(total / OUTBOX_PER_PAGE), zone }),
+    });
+  });
+}

@@ -1,0 +1,181 @@
+import { DateTime } from 'luxon';
+import type { MailKind } from './table.js';
+
+/**
+ * What the templates read from an outbox row's payload. Every field is optional: a mail renders
+ * whatever it was given and leaves out lines it has nothing for, so a producer that adds or
+ * misses a field never breaks delivery.
+ *
+ * booking_confirmation and booking_change:
+ *   customer_name, booking_code, service_name, agent_name, location_name,
+ *   start_date (YYYY-MM-DD), start_time and end_time (HH:MM, local), timezone (IANA name),
+ *   status, price (money string such as "45.00"), manage_url;
+ *   booking_change also `changes`: lines saying what changed ("Time: 10:00 → 11:00").
+ * customer_welcome:
+ *   customer_name, customer_code, email.
+ */
+export interface MailPayload {
+  customer_name?: string;
+  customer_code?: string;
+  email?: string;
+  booking_code?: string;
+  service_name?: string;
+  agent_name?: string;
+  location_name?: string;
+  start_date?: string;
+  start_time?: string;
+  end_time?: string;
+  timezone?: string;
+  status?: string;
+  price?: string;
+  manage_url?: string;
+  changes?: string[];
+}
+
+export interface RenderedMail {
+  text: string;
+  html: string;
+}
+
+const STRING_FIELDS = [
+  'customer_name',
+  'customer_code',
+  'email',
+  'booking_code',
+  'service_name',
+  'agent_name',
+  'location_name',
+  'start_date',
+  'start_time',
+  'end_time',
+  'timezone',
+  'status',
+  'price',
+  'manage_url',
+] as const;
+
+/** Reads the fields the templates know from a stored payload; anything else is ignored. */
+export function parsePayload(json: string): MailPayload {
+  const raw: unknown = JSON.parse(json);
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new TypeError('mail payload is not a JSON object');
+  const source = raw as Record<string, unknown>;
+  const payload: MailPayload = {};
+  for (const field of STRING_FIELDS) {
+    const value = source[field];
+    if ((typeof value === 'string' && value.trim() !== '') || typeof value === 'number') payload[field] = String(value).trim();
+  }
+  if (Array.isArray(source.changes)) {
+    payload.changes = source.changes.filter((c): c is string => typeof c === 'string' && c.trim() !== '');
+  }
+  return payload;
+}
+
+export function escapeHtml(value: string): string {
+  return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** "Monday, 7 January 2030" for a valid YYYY-MM-DD; anything else as given. */
+function longDate(date: string): string {
+  const parsed = DateTime.fromISO(date, { zone: 'UTC' });
+  return /^\d{4}-\d{2}-\d{2}$/.test(date) && parsed.isValid ? parsed.toFormat('cccc, d LLLL yyyy') : date;
+}
+
+function when(p: MailPayload): string | undefined {
+  if (!p.start_date && !p.start_time) return undefined;
+  const time = p.start_time && p.end_time ? `${p.start_time}–${p.end_time}` : p.start_time;
+  const parts = [p.start_date ? longDate(p.start_date) : undefined, time].filter(Boolean).join(', ');
+  return p.timezone ? `${parts} (${p.timezone})` : parts;
+}
+
+interface Body {
+  intro: string[];
+  facts: [label: string, value: string | undefined][];
+  list?: { title: string; items: string[] };
+  link?: { label: string; url: string };
+  outro: string[];
+}
+
+function bookingFacts(p: MailPayload): Body['facts'] {
+  return [
+    ['Booking', p.booking_code],
+    ['Service', p.service_name],
+    ['When', when(p)],
+    ['With', p.agent_name],
+    ['Where', p.location_name],
+    ['Status', p.status],
+    ['Price', p.price],
+  ];
+}
+
+function bodyOf(kind: MailKind, p: MailPayload): Body {
+  switch (kind) {
+    case 'booking_confirmation':
+      return {
+        intro: ['Your booking is confirmed. Here are the details:'],
+        facts: bookingFacts(p),
+        ...(p.manage_url ? { link: { label: 'View or change your booking', url: p.manage_url } } : {}),
+        outro: ['We look forward to seeing you.'],
+      };
+    case 'booking_change':
+      return {
+        intro: ['Your booking has changed. This is how it stands now:'],
+        facts: bookingFacts(p),
+        ...(p.changes && p.changes.length > 0 ? { list: { title: 'What changed', items: p.changes } } : {}),
+        ...(p.manage_url ? { link: { label: 'View your booking', url: p.manage_url } } : {}),
+        outro: ['If you did not expect this change, please get in touch with us.'],
+      };
+    case 'customer_welcome':
+      return {
+        intro: ['Welcome! Your customer account has been created.'],
+        facts: [
+          ['Customer number', p.customer_code],
+          ['Email', p.email],
+        ],
+        outro: ['You can now book appointments with us.'],
+      };
+    default:
+      // The column is text: a row written by something newer than this code can hold another kind.
+      throw new TypeError(`unknown mail kind "${String(kind)}"`);
+  }
+}
+
+function greeting(p: MailPayload): string {
+  return p.customer_name ? `Hello ${p.customer_name},` : 'Hello,';
+}
+
+/** The plain-text and HTML bodies of one mail; every payload value is escaped in the HTML. */
+export function renderMail(kind: MailKind, payload: MailPayload): RenderedMail {
+  const body = bodyOf(kind, payload);
+  const facts = body.facts.filter((f): f is [string, string] => f[1] !== undefined);
+  const width = Math.max(0, ...facts.map(([label]) => label.length));
+
+  const text = [
+    greeting(payload),
+    '',
+    ...body.intro,
+    ...(facts.length > 0 ? ['', ...facts.map(([label, value]) => `${`${label}:`.padEnd(width + 2)}${value}`)] : []),
+    ...(body.list ? ['', `${body.list.title}:`, ...body.list.items.map((item) => `- ${item}`)] : []),
+    ...(body.link ? ['', `${body.link.label}: ${body.link.url}`] : []),
+    '',
+    ...body.outro,
+    '',
+  ].join('\n');
+
+  const e = escapeHtml;
+  const html = [
+    '<!doctype html><html><body style="font-family:sans-serif;color:#222;line-height:1.5">',
+    `<p>${e(greeting(payload))}</p>`,
+    ...body.intro.map((line) => `<p>${e(line)}</p>`),
+    facts.length > 0
+      ? `<table style="border-collapse:collapse">${facts
+          .map(([label, value]) => `<tr><th style="text-align:left;padding:2px 12px 2px 0">${e(label)}</th><td>${e(value)}</td></tr>`)
+          .join('')}</table>`
+      : '',
+    body.list ? `<p>${e(body.list.title)}:</p><ul>${body.list.items.map((item) => `<li>${e(item)}</li>`).join('')}</ul>` : '',
+    body.link && /^https?:\/\//i.test(body.link.url) ? `<p><a href="${e(body.link.url)}">${e(body.link.label)}</a></p>` : '',
+    ...body.outro.map((line) => `<p>${e(line)}</p>`),
+    '</body></html>',
+  ].join('');
+
+  return { text, html };
+}

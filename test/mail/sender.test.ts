@@ -1,0 +1,247 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { enqueueMail } from '../../src/modules/mail/outbox.js';
+import { MailSender } from '../../src/modules/mail/sender.js';
+import { buildTestApp, DIALECTS, testConfig, useTestApp, type TestEnv } from '../helper.js';
+import { deadSmtpUrl, startSmtp, type TestSmtp } from './smtp.js';
+
+const FROM = 'bookings@example.test';
+
+const CONFIRMATION = {
+  kind: 'booking_confirmation' as const,
+  recipient: 'ada@example.test',
+  subject: 'Your booking BK100 is confirmed',
+  payload: {
+    customer_name: 'Ada <Lovelace>',
+    booking_code: 'BK100',
+    service_name: 'Haircut',
+    agent_name: 'Grace Hopper',
+    location_name: 'Main Street',
+    start_date: '2030-01-07',
+    start_time: '10:00',
+    end_time: '11:00',
+    timezone: 'Europe/Berlin',
+    price: '45.00',
+    manage_url: 'https://bookings.example.test/manage/BK100?key=abc',
+  },
+};
+const CHANGE = {
+  kind: 'booking_change' as const,
+  recipient: 'bob@example.test',
+  subject: 'Your booking BK101 has changed',
+  payload: { customer_name: 'Bob', booking_code: 'BK101', start_date: '2030-01-08', start_time: '14:30', changes: ['Time: 10:00 → 14:30'] },
+};
+const WELCOME = {
+  kind: 'customer_welcome' as const,
+  recipient: 'cleo@example.test',
+  subject: 'Welcome',
+  payload: { customer_name: 'Cleo', customer_code: 'CUST42', email: 'cleo@example.test' },
+};
+
+describe.each(DIALECTS)('mail sender (%s)', (dialect) => {
+  let smtp: TestSmtp;
+  const env: TestEnv = { MAIL_FROM: FROM };
+  beforeAll(async () => {
+    smtp = await startSmtp();
+    env.SMTP_URL = smtp.url;
+  });
+  afterAll(async () => smtp.close());
+  const t = useTestApp(dialect, env);
+
+  beforeEach(async () => {
+    await t.db.deleteFrom('outbox').execute();
+    smtp.received.length = 0;
+  });
+
+  const outbox = () => t.db.selectFrom('outbox').selectAll().orderBy('id').execute();
+
+  it('delivers a confirmation, a change notice and a welcome to their recipients', async () => {
+    for (const mail of [CONFIRMATION, CHANGE, WELCOME]) await enqueueMail(t.db, mail);
+
+    expect(await t.app.mailSender.runOnce()).toEqual({ sent: 3, retrying: 0, failed: 0, notDelivered: 0 });
+
+    expect(smtp.received.map((m) => m.to)).toEqual([['ada@example.test'], ['bob@example.test'], ['cleo@example.test']]);
+    expect(smtp.received.every((m) => m.from === FROM)).toBe(true);
+    const [confirmation, change, welcome] = smtp.received.map((m) => m.message);
+
+    expect(confirmation).toContain('Subject: Your booking BK100 is confirmed');
+    expect(confirmation).toContain('Hello Ada <Lovelace>,');
+    expect(confirmation).toContain('Hello Ada &#60;Lovelace&#62;,');
+    expect(confirmation).toContain('Monday, 7 January 2030, 10:00–11:00 (Europe/Berlin)');
+    expect(confirmation).toContain('Grace Hopper');
+    expect(confirmation).toContain('Main Street');
+    expect(confirmation).toContain('45.00');
+    expect(confirmation).toContain('https://bookings.example.test/manage/BK100?key=abc');
+    expect(confirmation).toContain('href="https://bookings.example.test/manage/BK100?key=abc"');
+    expect(confirmation).toMatch(/Content-Type: text\/plain/);
+    expect(confirmation).toMatch(/Content-Type: text\/html/);
+
+    expect(change).toContain('Subject: Your booking BK101 has changed');
+    expect(change).toContain('Your booking has changed');
+    expect(change).toContain('- Time: 10:00 → 14:30');
+    expect(change).toContain('Tuesday, 8 January 2030, 14:30');
+
+    expect(welcome).toContain('Subject: Welcome');
+    expect(welcome).toContain('Hello Cleo,');
+    expect(welcome).toContain('CUST42');
+
+    for (const row of await outbox()) {
+      expect(row).toMatchObject({ status: 'sent', attempts: 1, last_error: null, locked_until: null });
+      expect(row.sent_at).not.toBeNull();
+    }
+  });
+
+  it('retries a refused mail with growing delays, then marks it failed with the error', async () => {
+    const refusing = await startSmtp({ refuse: true });
+    const sender = new MailSender({ db: t.db, smtpUrl: refusing.url, from: FROM, log: t.app.log, maxAttempts: 3, baseDelayMs: 60_000 });
+    try {
+      await enqueueMail(t.db, WELCOME);
+      const start = new Date(Date.now() + 1000);
+
+      expect(await sender.runOnce(start)).toMatchObject({ retrying: 1 });
+      let [row] = await outbox();
+      expect(row).toMatchObject({ status: 'pending', attempts: 1, locked_until: null });
+      expect(row!.last_error).toMatch(/550.*Mailbox unavailable/);
+      expect(row!.next_attempt_at).toBe(new Date(start.getTime() + 60_000).toISOString());
+
+      // Not due yet: nothing is attempted.
+      expect(await sender.runOnce(start)).toEqual({ sent: 0, retrying: 0, failed: 0, notDelivered: 0 });
+      expect(refusing.attempts()).toBe(1);
+
+      const second = new Date(start.getTime() + 60_000);
+      await sender.runOnce(second);
+      [row] = await outbox();
+      expect(row).toMatchObject({ status: 'pending', attempts: 2 });
+      expect(row!.next_attempt_at).toBe(new Date(second.getTime() + 120_000).toISOString());
+
+      expect(await sender.runOnce(new Date(second.getTime() + 120_000))).toMatchObject({ failed: 1 });
+      [row] = await outbox();
+      expect(row).toMatchObject({ status: 'failed', attempts: 3, sent_at: null });
+      expect(row!.last_error).toMatch(/Mailbox unavailable/);
+      expect(refusing.attempts()).toBe(3);
+
+      // A failed mail is final.
+      await sender.runOnce(new Date(second.getTime() + 10 * 3_600_000));
+      expect(refusing.attempts()).toBe(3);
+    } finally {
+      await sender.stop();
+      await refusing.close();
+    }
+  });
+
+  it('after a restart, sends mail left pending and mail whose sender died mid-send, not mail another sender holds', async () => {
+    // The first process: its SMTP server is down, so the mail waits for a retry.
+    const down = new MailSender({ db: t.db, smtpUrl: await deadSmtpUrl(), from: FROM, log: t.app.log });
+    await enqueueMail(t.db, CONFIRMATION);
+    await down.runOnce();
+    await down.stop();
+    const [left] = await outbox();
+    expect(left).toMatchObject({ status: 'pending', attempts: 1 });
+    expect(left!.last_error).toMatch(/ECONNREFUSED/);
+
+    // A mail claimed by a process that died before recording the outcome, and one claimed by a live one.
+    const now = Date.now();
+    const lapsed = await enqueueMail(t.db, CHANGE);
+    await t.db.updateTable('outbox').set({ locked_until: new Date(now - 1000).toISOString() }).where('id', '=', lapsed).execute();
+    const held = await enqueueMail(t.db, WELCOME);
+    await t.db.updateTable('outbox').set({ locked_until: new Date(now + 3_600_000).toISOString() }).where('id', '=', held).execute();
+
+    const restarted = await buildTestApp(t.databaseUrl, env);
+    try {
+      const result = await restarted.mailSender.runOnce(new Date(Date.parse(left!.next_attempt_at) + 1));
+      expect(result).toEqual({ sent: 2, retrying: 0, failed: 0, notDelivered: 0 });
+    } finally {
+      await restarted.close();
+    }
+    expect(smtp.received.map((m) => m.to[0]).sort()).toEqual(['ada@example.test', 'bob@example.test']);
+    const rows = await outbox();
+    expect(rows.map((r) => [r.recipient, r.status, r.attempts])).toEqual([
+      ['ada@example.test', 'sent', 2],
+      ['bob@example.test', 'sent', 1],
+      ['cleo@example.test', 'pending', 0],
+    ]);
+  });
+
+  it('stopping finishes the mail being sent and hands the rest of its batch back at once', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let arrived!: () => void;
+    const first = new Promise<void>((resolve) => (arrived = resolve));
+    const slow = await startSmtp({
+      beforeAccept: async () => {
+        arrived();
+        await held;
+      },
+    });
+    const sender = new MailSender({ db: t.db, smtpUrl: slow.url, from: FROM, log: t.app.log });
+    try {
+      for (const mail of [CONFIRMATION, CHANGE, WELCOME]) await enqueueMail(t.db, mail);
+      const round = sender.runOnce();
+      await first;
+      const stopped = sender.stop();
+      release();
+      await stopped;
+      expect(await round).toEqual({ sent: 1, retrying: 0, failed: 0, notDelivered: 0 });
+    } finally {
+      await slow.close();
+    }
+    expect((await outbox()).map((r) => [r.status, r.attempts, r.locked_until])).toEqual([
+      ['sent', 1, null],
+      ['pending', 0, null],
+      ['pending', 0, null],
+    ]);
+  });
+
+  it('two instances on one database send each mail exactly once', async () => {
+    for (let i = 0; i < 30; i++) await enqueueMail(t.db, { ...WELCOME, recipient: `user${i}@example.test` });
+    const other = await buildTestApp(t.databaseUrl, env);
+    try {
+      const results = await Promise.all([t.app.mailSender.runOnce(), other.mailSender.runOnce()]);
+      expect(results[0].sent + results[1].sent).toBe(30);
+    } finally {
+      await other.close();
+    }
+    const recipients = smtp.received.map((m) => m.to[0]);
+    expect(recipients).toHaveLength(30);
+    expect(new Set(recipients).size).toBe(30);
+    expect((await outbox()).every((r) => r.status === 'sent' && r.attempts === 1)).toBe(true);
+  });
+
+  it('marks mail not delivered when no SMTP server is configured', async () => {
+    const sender = new MailSender({ db: t.db, smtpUrl: undefined, from: FROM, log: t.app.log });
+    await enqueueMail(t.db, WELCOME);
+    expect(await sender.runOnce()).toMatchObject({ notDelivered: 1 });
+    await sender.stop();
+    const [row] = await outbox();
+    expect(row).toMatchObject({ status: 'not_delivered', attempts: 1, last_error: 'SMTP_URL is not set', sent_at: null });
+    expect(smtp.received).toHaveLength(0);
+  });
+
+  it('fails a mail it cannot render at once, without a retry', async () => {
+    const unreadable = await enqueueMail(t.db, WELCOME);
+    await t.db.updateTable('outbox').set({ payload: 'not json' }).where('id', '=', unreadable).execute();
+    const unknown = await enqueueMail(t.db, WELCOME);
+    await t.db.updateTable('outbox').set({ kind: 'newsletter' as never }).where('id', '=', unknown).execute();
+    expect(await t.app.mailSender.runOnce()).toMatchObject({ failed: 2 });
+    const rows = await outbox();
+    expect(rows.map((r) => [r.status, r.attempts])).toEqual([
+      ['failed', 1],
+      ['failed', 1],
+    ]);
+    expect(rows[0]!.last_error).toMatch(/^cannot render: .*JSON/);
+    expect(rows[1]!.last_error).toBe('cannot render: unknown mail kind "newsletter"');
+    expect(smtp.received).toHaveLength(0);
+  });
+
+  it('a running service delivers on its own and stops its sender on close', async () => {
+    const app = await buildApp(testConfig(t.databaseUrl, env), { logger: false, mailPollMs: 25 });
+    await app.ready();
+    try {
+      await enqueueMail(t.db, WELCOME);
+      await vi.waitFor(() => expect(smtp.received).toHaveLength(1), { timeout: 15_000, interval: 50 });
+    } finally {
+      await app.close();
+    }
+    expect((await outbox())[0]).toMatchObject({ status: 'sent' });
+  });
+});

@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { parsePayload, renderMail } from '../../src/modules/mail/templates.js';
+
+describe('mail templates', () => {
+  it('leave out what the payload does not give, without placeholders', () => {
+    const { text, html } = renderMail('booking_confirmation', parsePayload('{"service_name":"Massage"}'));
+    expect(text).toContain('Hello,\n');
+    expect(text).toContain('Service: Massage');
+    expect(text).not.toMatch(/undefined|null|When:|Booking:/);
+    expect(html).toContain('<td>Massage</td>');
+    expect(html).not.toMatch(/undefined|null|<a /);
+  });
+
+  it('render every kind from an empty payload', () => {
+    for (const kind of ['booking_confirmation', 'booking_change', 'customer_welcome'] as const) {
+      const { text, html } = renderMail(kind, parsePayload('{}'));
+      expect(text.startsWith('Hello,\n')).toBe(true);
+      expect(html).toContain('<p>Hello,</p>');
+    }
+  });
+
+  it('ignore fields of the wrong type and keep numbers as text', () => {
+    const payload = parsePayload('{"customer_name":{"x":1},"booking_code":42,"changes":["Agent: A → B",7,""],"agent_name":"  "}');
+    expect(payload).toEqual({ booking_code: '42', changes: ['Agent: A → B'] });
+  });
+
+  it('escape markup in the HTML body and link only http(s) addresses', () => {
+    const { html, text } = renderMail(
+      'booking_change',
+      parsePayload(JSON.stringify({ customer_name: '<img src=x onerror=alert(1)>', manage_url: 'javascript:alert(1)', changes: ['<b>'] })),
+    );
+    expect(html).not.toContain('<img');
+    expect(html).toContain('&#60;img src=x onerror=alert(1)&#62;');
+    expect(html).toContain('<li>&#60;b&#62;</li>');
+    expect(html).not.toContain('javascript:');
+    expect(text).toContain('View your booking: javascript:alert(1)');
+  });
+
+  it('show a date it cannot read as it was given', () => {
+    const { text } = renderMail('booking_confirmation', parsePayload('{"start_date":"next Monday","start_time":"09:00"}'));
+    expect(text).toMatch(/When: +next Monday, 09:00\n/);
+  });
+
+  it('refuse a payload that is not a JSON object', () => {
+    expect(() => parsePayload('[1]')).toThrow(/not a JSON object/);
+    expect(() => parsePayload('nope')).toThrow();
+  });
+});

@@ -21,10 +21,15 @@ import { API_ROOT } from './http/route-config.js';
 import { SHARED_SCHEMAS } from './http/schemas.js';
 import { AuditRecorder } from './modules/audit/recorder.js';
 import { initialiseSettings } from './modules/settings/service.js';
+import agentRoutes from './modules/agents/routes.js';
+import catalogRoutes from './modules/catalog/routes.js';
+import locationRoutes from './modules/locations/routes.js';
+import scheduleRoutes from './modules/schedules/routes.js';
+import settingsRoutes from './modules/settings/routes.js';
 import statusRoutes from './modules/status/routes.js';
 
 /** Each domain's routes, mounted under the API root. */
-const MODULE_ROUTES: ((app: App) => Promise<void>)[] = [statusRoutes];
+const MODULE_ROUTES: ((app: App) => Promise<void>)[] = [statusRoutes, agentRoutes, catalogRoutes, locationRoutes, scheduleRoutes, settingsRoutes];
 
 export type App = FastifyInstance<
   RawServerDefault,

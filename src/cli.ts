@@ -5,6 +5,7 @@ import { migrateToLatest } from './db/migrate.js';
 import { AppError } from './http/errors.js';
 import { keysCreate, keysList, keysRevoke } from './modules/api-keys/cli.js';
 import { audit } from './modules/audit/cli.js';
+import { seed } from './modules/demo/cli.js';
 import { initialiseSettings } from './modules/settings/service.js';
 import { settingsGet, settingsSet } from './modules/settings/cli.js';
 
@@ -25,6 +26,7 @@ const COMMANDS: Record<string, Command> = {
   'keys revoke': keysRevoke,
   'settings get': settingsGet,
   'settings set': settingsSet,
+  seed,
   audit,
 };
 

@@ -25,15 +25,13 @@ describe.each(DIALECTS)('npx booking seed --demo (%s)', (dialect) => {
     const code = await runCli(['seed', ...args], c.io, { DATABASE_URL: t.databaseUrl, NODE_ENV: 'test', LOG_LEVEL: 'silent' });
     return { code, out: c.out(), err: c.err() };
   };
-  const counts = async () =>
-    Object.fromEntries(
-      await Promise.all(
-        (['agents', 'services', 'locations', 'customers', 'agent_services', 'agent_locations', 'service_categories'] as const).map(async (table) => [
-          table,
-          (await t.db.selectFrom(table).selectAll().execute()).length,
-        ]),
-      ),
-    );
+  const counts = async (): Promise<Record<string, number>> => {
+    const result: Record<string, number> = {};
+    for (const table of ['agents', 'services', 'locations', 'customers', 'agent_services', 'agent_locations', 'service_categories'] as const) {
+      result[table] = (await t.db.selectFrom(table).selectAll().execute()).length;
+    }
+    return result;
+  };
 
   it('refuses to run without --demo (usage error, nothing written)', async () => {
     const res = await seed();

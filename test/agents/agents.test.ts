@@ -108,6 +108,21 @@ describe.each(DIALECTS)('agents (%s)', (dialect) => {
       }
     });
 
+    it('reads created_after and created_before as whole days in the site timezone', async () => {
+      // 20:00 UTC on 1 March is 09:00 on 2 March in Auckland (UTC+13 then).
+      await insertAgent(t.db, { first_name: 'Late', created_at: '2026-03-01T20:00:00.000Z' });
+      expect(names((await call('GET', '/agents?created_after=2026-03-02')).body)).toEqual([]);
+      expect(names((await call('GET', '/agents?created_before=2026-03-01')).body)).toEqual(['Late']);
+      await t.db.updateTable('settings').set({ value: 'Pacific/Auckland' }).where('key', '=', 'timezone').execute();
+      try {
+        expect(names((await call('GET', '/agents?created_after=2026-03-02')).body)).toEqual(['Late']);
+        expect(names((await call('GET', '/agents?created_before=2026-03-01')).body)).toEqual([]);
+        expect((await call('GET', '/agents')).body.data[0].created_at).toBe('2026-03-02 09:00:00');
+      } finally {
+        await t.db.updateTable('settings').set({ value: 'UTC' }).where('key', '=', 'timezone').execute();
+      }
+    });
+
     it('sorts by each order_by in both directions', async () => {
       await insertAgent(t.db, { first_name: 'b', last_name: 'Z', email: 'c@x.test', status: 'disabled', created_at: '2026-01-02T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z' });
       await insertAgent(t.db, { first_name: 'C', last_name: 'y', email: 'a@x.test', status: 'active', created_at: '2026-01-03T00:00:00.000Z', updated_at: '2026-01-03T00:00:00.000Z' });

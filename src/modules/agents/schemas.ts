@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { Type, type TSchema } from 'typebox';
 import { DeletedData, envelopeB, listEnvelopeB } from '../../http/envelope.js';
 import { DateParam, SortOrderParam } from '../../http/list-query.js';
 import { pageParams } from '../../http/pagination.js';
@@ -10,7 +10,7 @@ export const AGENT_INCLUDES = ['services', 'locations'] as const;
 export const AGENTS_PER_PAGE = 10;
 
 const Stamp = Type.String({ description: 'YYYY-MM-DD HH:MM:SS, site timezone' });
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 const AgentService = Type.Object({
   id: Type.Integer(),
@@ -87,9 +87,10 @@ const fields = {
     }),
   ),
   status: Type.Enum(AGENT_STATUSES),
-  service_ids: Type.Array(Type.Integer({ minimum: 1 }), { description: 'services the agent offers, without custom values' }),
-  location_ids: Type.Array(Type.Integer({ minimum: 1 }), { description: 'locations where the agent works (replaces the set)' }),
+  service_ids: Type.Array(Type.Integer({ minimum: 1 }), { maxItems: 500, description: 'services the agent offers, without custom values' }),
+  location_ids: Type.Array(Type.Integer({ minimum: 1 }), { maxItems: 500, description: 'locations where the agent works (replaces the set)' }),
   services: Type.Array(ServiceConnection, {
+    maxItems: 500,
     description: 'services with custom price, duration or hours; together with service_ids they replace the set',
   }),
 };

@@ -97,6 +97,7 @@ export const CreateServiceBody = Type.Object({
   category_id: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
   agent_ids: Type.Optional(
     Type.Array(Type.Integer({ minimum: 1 }), {
+      maxItems: 500,
       description: 'the agents who offer the service (replaces the set; connections kept keep their custom values)',
     }),
   ),

@@ -6,9 +6,9 @@ import * as categories from '../catalog/category-repository.js';
 import * as services from '../catalog/repository.js';
 import * as locations from '../locations/repository.js';
 import { randomCode } from '../orders/create.js';
-import { DEFAULT_SITE_SCHEDULE, type Schedule, type Weekly } from '../schedules/model.js';
+import type { Schedule, Weekly } from '../schedules/model.js';
 
-const period = (start: string, end: string) => [{ start, end }];
+const span = (start: string, end: string) => ({ start, end });
 
 interface DemoAgent {
   first_name: string;
@@ -21,6 +21,70 @@ interface DemoAgent {
   services: { key: string; priceCents?: number; duration?: number; hours?: Weekly }[];
   schedule: Schedule | null;
 }
+
+const DEMO_AGENTS: DemoAgent[] = [
+  {
+    first_name: 'Maria',
+    last_name: 'Keller',
+    email: 'maria.keller@example.com',
+    phone: '+49 30 1234567',
+    bio: 'Senior stylist with twelve years behind the chair.',
+    features: [{ label: 'Languages', value: 'German, English' }],
+    locations: ['downtown'],
+    services: [{ key: 'haircut' }, { key: 'colour', priceCents: 9500 }],
+    schedule: null,
+  },
+  {
+    first_name: 'Jonas',
+    last_name: 'Weber',
+    email: 'jonas.weber@example.com',
+    phone: '+49 30 7654321',
+    bio: 'Massage therapist specialising in sports recovery.',
+    features: [{ label: 'Certified', value: 'Sports massage' }],
+    locations: ['riverside'],
+    services: [{ key: 'massage' }, { key: 'facial' }],
+    // Tuesday to Saturday with a lunch break: his own hours instead of the site's.
+    schedule: {
+      weekly: {
+        monday: [],
+        tuesday: [span('10:00', '13:00'), span('14:00', '18:00')],
+        wednesday: [span('10:00', '13:00'), span('14:00', '18:00')],
+        thursday: [span('10:00', '13:00'), span('14:00', '18:00')],
+        friday: [span('10:00', '13:00'), span('14:00', '18:00')],
+        saturday: [span('10:00', '15:00')],
+        sunday: [],
+      },
+      exceptions: [],
+    },
+  },
+  {
+    first_name: 'Aylin',
+    last_name: 'Demir',
+    email: 'aylin.demir@example.com',
+    phone: '+49 30 5550123',
+    bio: 'Stylist and beautician; works at both studios.',
+    features: [{ label: 'Languages', value: 'German, Turkish, English' }],
+    locations: ['downtown', 'riverside'],
+    services: [
+      { key: 'haircut' },
+      // Only mornings for facials, and she takes a little longer.
+      {
+        key: 'facial',
+        duration: 60,
+        hours: {
+          monday: [span('09:00', '12:00')],
+          tuesday: [],
+          wednesday: [span('09:00', '12:00')],
+          thursday: [],
+          friday: [span('09:00', '12:00')],
+          saturday: [],
+          sunday: [],
+        },
+      },
+    ],
+    schedule: null,
+  },
+];
 
 /** A believable small site: every service has an agent at a location who works this week. */
 const DEMO = {
@@ -35,61 +99,7 @@ const DEMO = {
     { key: 'massage', name: 'Deep Tissue Massage', category: 'Wellness', duration: 60, price: 7000, short: 'Firm massage for tense muscles.' },
     { key: 'facial', name: 'Facial Treatment', category: 'Wellness', duration: 45, price: 5500, short: 'Cleansing and hydrating facial.' },
   ],
-  agents: [
-    {
-      first_name: 'Maria',
-      last_name: 'Keller',
-      email: 'maria.keller@example.com',
-      phone: '+49 30 1234567',
-      bio: 'Senior stylist with twelve years behind the chair.',
-      features: [{ label: 'Languages', value: 'German, English' }],
-      locations: ['downtown'],
-      services: [{ key: 'haircut' }, { key: 'colour', priceCents: 9500 }],
-      schedule: null,
-    },
-    {
-      first_name: 'Jonas',
-      last_name: 'Weber',
-      email: 'jonas.weber@example.com',
-      phone: '+49 30 7654321',
-      bio: 'Massage therapist specialising in sports recovery.',
-      features: [{ label: 'Certified', value: 'Sports massage' }],
-      locations: ['riverside'],
-      services: [{ key: 'massage' }, { key: 'facial' }],
-      // Tuesday to Saturday with a lunch break: his own hours instead of the site's.
-      schedule: {
-        weekly: {
-          monday: [],
-          tuesday: [...period('10:00', '13:00'), ...period('14:00', '18:00')],
-          wednesday: [...period('10:00', '13:00'), ...period('14:00', '18:00')],
-          thursday: [...period('10:00', '13:00'), ...period('14:00', '18:00')],
-          friday: [...period('10:00', '13:00'), ...period('14:00', '18:00')],
-          saturday: period('10:00', '15:00'),
-          sunday: [],
-        },
-        exceptions: [],
-      } satisfies Schedule,
-    },
-    {
-      first_name: 'Aylin',
-      last_name: 'Demir',
-      email: 'aylin.demir@example.com',
-      phone: '+49 30 5550123',
-      bio: 'Stylist and beautician; works at both studios.',
-      features: [{ label: 'Languages', value: 'German, Turkish, English' }],
-      locations: ['downtown', 'riverside'],
-      services: [
-        { key: 'haircut' },
-        // Only mornings for facials, and she takes a little longer.
-        {
-          key: 'facial',
-          duration: 60,
-          hours: { ...DEFAULT_SITE_SCHEDULE.weekly, monday: period('09:00', '12:00'), wednesday: period('09:00', '12:00'), friday: period('09:00', '12:00'), tuesday: [], thursday: [] } satisfies Weekly,
-        },
-      ],
-      schedule: null,
-    },
-  ] satisfies DemoAgent[] as DemoAgent[],
+  agents: DEMO_AGENTS,
   customers: [
     { first_name: 'Emma', last_name: 'Schmidt', email: 'emma.schmidt@example.com', phone: '+49 151 1111111' },
     { first_name: 'Lukas', last_name: 'Fischer', email: 'lukas.fischer@example.com', phone: '+49 151 2222222' },

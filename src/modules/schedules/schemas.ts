@@ -1,6 +1,5 @@
 import { Type } from 'typebox';
 import { envelopeB } from '../../http/envelope.js';
-import { WEEKDAYS } from './model.js';
 
 export const PeriodSchema = Type.Object(
   {
@@ -16,12 +15,16 @@ export const WeeklyInputSchema = Type.Record(Type.String(), Type.Array(PeriodSch
 });
 
 /** What the service answers: every weekday present, periods sorted. */
-export const WeeklySchema = Type.Object(
-  Object.fromEntries(WEEKDAYS.map((day) => [day, Type.Array(PeriodSchema)])) as Record<
-    (typeof WEEKDAYS)[number],
-    ReturnType<typeof Type.Array<typeof PeriodSchema>>
-  >,
-);
+const Day = Type.Array(PeriodSchema);
+export const WeeklySchema = Type.Object({
+  monday: Day,
+  tuesday: Day,
+  wednesday: Day,
+  thursday: Day,
+  friday: Day,
+  saturday: Day,
+  sunday: Day,
+});
 
 const ExceptionInput = Type.Object({
   date: Type.String({ description: 'YYYY-MM-DD' }),

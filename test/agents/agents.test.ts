@@ -327,20 +327,46 @@ describe.each(DIALECTS)('agents (%s)', (dialect) => {
       expect((await call('DELETE', `/agents/${id}`)).status).toBe(404);
     });
 
-    it('answers 409 agent_has_bookings while a future booking or a past one refers to it', async () => {
+    it('answers 409 agent_has_bookings while an upcoming booking that is not cancelled needs it', async () => {
       const refs = { serviceId: await insertService(t.db), locationId: await insertLocation(t.db), customerId: await insertCustomer(t.db) };
-      const future = await insertAgent(t.db);
-      await insertBooking(t.db, { ...refs, agentId: future });
-      const res = await call('DELETE', `/agents/${future}`);
+      const id = await insertAgent(t.db);
+      await insertBooking(t.db, { ...refs, agentId: id });
+      const res = await call('DELETE', `/agents/${id}`);
       expect(res.status).toBe(409);
       expect(res.body.error).toMatchObject({ code: 'agent_has_bookings', details: { upcoming_bookings: 1 } });
+      expect((await call('GET', `/agents/${id}`)).status).toBe(200);
+    });
 
-      const past = await insertAgent(t.db);
-      await insertBooking(t.db, { ...refs, agentId: past }, { start_at: '2020-01-06T10:00:00.000Z', end_at: '2020-01-06T11:00:00.000Z', start_date: '2020-01-06', end_date: '2020-01-06' });
-      const kept = await call('DELETE', `/agents/${past}`);
-      expect(kept.status).toBe(409);
-      expect(kept.body.error).toMatchObject({ code: 'agent_has_bookings', details: { upcoming_bookings: 0 } });
-      expect(await t.db.selectFrom('agents').select('id').where('id', 'in', [future, past]).execute()).toHaveLength(2);
+    it('keeps an agent that only past or cancelled bookings refer to as their history, gone from the API', async () => {
+      const svc = await insertService(t.db);
+      const loc = await insertLocation(t.db);
+      const refs = { serviceId: svc, locationId: loc, customerId: await insertCustomer(t.db) };
+      const past = await insertAgent(t.db, { first_name: 'Past' });
+      const cancelled = await insertAgent(t.db, { first_name: 'Cancelled' });
+      await insertAgent(t.db, { first_name: 'Stays' });
+      await connectAgent(t.db, past, { serviceIds: [svc], locationIds: [loc] });
+      const old = { start_date: '2020-01-06', end_date: '2020-01-06', start_at: '2020-01-06T10:00:00.000Z', end_at: '2020-01-06T11:00:00.000Z' };
+      await insertBooking(t.db, { ...refs, agentId: past }, old);
+      await insertBooking(t.db, { ...refs, agentId: cancelled }, { status: 'cancelled' });
+
+      for (const id of [past, cancelled]) {
+        const res = await call('DELETE', `/agents/${id}`);
+        expect(res.status).toBe(200);
+        expect(res.body.data).toEqual({ id, deleted: true });
+        expect((await call('GET', `/agents/${id}`)).status).toBe(404);
+        expect((await call('GET', `/agents/${id}/schedule`)).status).toBe(404);
+        expect((await call('PUT', `/agents/${id}`, { bio: 'x' })).status).toBe(404);
+        expect((await call('DELETE', `/agents/${id}`)).status).toBe(404);
+      }
+      expect(names((await call('GET', '/agents')).body)).toEqual(['Stays']);
+      const kept = await t.db.selectFrom('agents').select(['status', 'deleted_at']).where('id', '=', past).executeTakeFirstOrThrow();
+      expect(kept.status).toBe('disabled');
+      expect(kept.deleted_at).not.toBeNull();
+      expect(await t.db.selectFrom('agent_services').selectAll().execute()).toEqual([]);
+      expect(await t.db.selectFrom('agent_locations').selectAll().execute()).toEqual([]);
+      expect(await t.db.selectFrom('bookings').select('id').where('agent_id', '=', past).execute()).toHaveLength(1);
+      const unknown = await call('POST', '/services', { name: 'X', agent_ids: [past] });
+      expect(unknown.status).toBe(400);
     });
   });
 });

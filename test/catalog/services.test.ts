@@ -311,13 +311,27 @@ describe.each(DIALECTS)('services (%s)', (dialect) => {
       expect((await call('DELETE', `/services/${id}`)).body.error.code).toBe('service_not_found');
     });
 
-    it('answers 409 service_has_bookings while a booking uses it', async () => {
-      const id = await insertService(t.db);
-      await insertBooking(t.db, { serviceId: id, agentId: await insertAgent(t.db), locationId: await insertLocation(t.db), customerId: await insertCustomer(t.db) });
-      const res = await call('DELETE', `/services/${id}`);
+    it('answers 409 service_has_bookings while an upcoming booking uses it; retires one only past bookings use', async () => {
+      const refs = { agentId: await insertAgent(t.db), locationId: await insertLocation(t.db), customerId: await insertCustomer(t.db) };
+      const busy = await insertService(t.db);
+      await insertBooking(t.db, { ...refs, serviceId: busy });
+      const res = await call('DELETE', `/services/${busy}`);
       expect(res.status).toBe(409);
       expect(res.body.error).toMatchObject({ code: 'service_has_bookings', details: { upcoming_bookings: 1 } });
-      expect((await call('GET', `/services/${id}`)).status).toBe(200);
+      expect((await call('GET', `/services/${busy}`)).status).toBe(200);
+
+      const used = await insertService(t.db, { name: 'Used' });
+      await connectAgent(t.db, refs.agentId, { serviceIds: [used] });
+      await insertBooking(t.db, { ...refs, serviceId: used }, { start_at: '2021-03-01T10:00:00.000Z', end_at: '2021-03-01T11:00:00.000Z' });
+      const retired = await call('DELETE', `/services/${used}`);
+      expect(retired.status).toBe(200);
+      expect((await call('GET', `/services/${used}`)).status).toBe(404);
+      expect(names((await call('GET', '/services')).body)).not.toContain('Used');
+      const row = await t.db.selectFrom('services').select(['status', 'deleted_at']).where('id', '=', used).executeTakeFirstOrThrow();
+      expect(row).toMatchObject({ status: 'disabled', deleted_at: expect.any(String) });
+      expect(await t.db.selectFrom('agent_services').selectAll().where('service_id', '=', used).execute()).toEqual([]);
+      const again = await call('PUT', `/agents/${refs.agentId}`, { service_ids: [used] });
+      expect(again.status).toBe(400);
     });
 
     it('needs services:write', async () => {

@@ -117,7 +117,7 @@ describe.each(DIALECTS)('locations (%s)', (dialect) => {
       expect((await call('DELETE', '/locations/31337')).status).toBe(404);
     });
 
-    it('deletes a location without bookings with its connections; 409 location_has_bookings otherwise', async () => {
+    it('deletes a location without bookings; 409 while upcoming bookings need it; retires it for cancelled ones', async () => {
       const free = await insertLocation(t.db);
       const agent = await insertAgent(t.db);
       await connectAgent(t.db, agent, { locationIds: [free] });
@@ -133,7 +133,15 @@ describe.each(DIALECTS)('locations (%s)', (dialect) => {
       await insertBooking(t.db, { serviceId: await insertService(t.db), agentId: agent, locationId: busy, customerId: customer });
       const refused = await call('DELETE', `/locations/${busy}`);
       expect(refused.status).toBe(409);
-      expect(refused.body.error.code).toBe('location_has_bookings');
+      expect(refused.body.error).toMatchObject({ code: 'location_has_bookings', details: { upcoming_bookings: 1 } });
+
+      await t.db.updateTable('bookings').set({ status: 'cancelled' }).where('location_id', '=', busy).execute();
+      const retired = await call('DELETE', `/locations/${busy}`);
+      expect(retired.status).toBe(200);
+      expect((await call('GET', `/locations/${busy}`)).status).toBe(404);
+      expect((await call('GET', '/locations')).body.data).toEqual([]);
+      const row = await t.db.selectFrom('locations').select(['status', 'deleted_at']).where('id', '=', busy).executeTakeFirstOrThrow();
+      expect(row).toMatchObject({ status: 'inactive', deleted_at: expect.any(String) });
     });
 
     it('needs locations:write to change and locations:read to read', async () => {

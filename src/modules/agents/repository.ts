@@ -2,6 +2,7 @@ import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { containsText } from '../../http/list-query.js';
 import { offsetOf, type PageRequest } from '../../http/pagination.js';
+import type { Removal } from '../catalog/in-use.js';
 import type { AgentsTable } from './table.js';
 
 export type AgentRow = Selectable<AgentsTable>;
@@ -27,7 +28,7 @@ export interface ServiceLink {
 }
 
 function filtered(db: Db, f: AgentFilter) {
-  let q = db.selectFrom('agents');
+  let q = db.selectFrom('agents').where('agents.deleted_at', 'is', null);
   const { search, phone, locationId, serviceId } = f;
   if (f.status) q = q.where('agents.status', '=', f.status);
   if (search) {
@@ -84,7 +85,7 @@ export async function listAgents(
 }
 
 export function findAgent(db: Db, id: number): Promise<AgentRow | undefined> {
-  return db.selectFrom('agents').selectAll().where('id', '=', id).executeTakeFirst();
+  return db.selectFrom('agents').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
 }
 
 export function insertAgent(db: Db, row: Insertable<AgentsTable>): Promise<AgentRow> {
@@ -92,19 +93,33 @@ export function insertAgent(db: Db, row: Insertable<AgentsTable>): Promise<Agent
 }
 
 export function updateAgent(db: Db, id: number, changes: Updateable<AgentsTable>): Promise<AgentRow | undefined> {
-  return db.updateTable('agents').set(changes).where('id', '=', id).returningAll().executeTakeFirst();
+  return db.updateTable('agents').set(changes).where('id', '=', id).where('deleted_at', 'is', null).returningAll().executeTakeFirst();
 }
 
-/** Removes an agent; its connections go with it and customers who preferred it prefer none. */
-export async function deleteAgent(trx: Db, id: number): Promise<boolean> {
+async function detachAgent(trx: Db, id: number): Promise<void> {
+  await trx.deleteFrom('agent_services').where('agent_id', '=', id).execute();
+  await trx.deleteFrom('agent_locations').where('agent_id', '=', id).execute();
   await trx.updateTable('customers').set({ preferred_agent_id: null }).where('preferred_agent_id', '=', id).execute();
-  const result = await trx.deleteFrom('agents').where('id', '=', id).executeTakeFirst();
-  return result.numDeletedRows > 0n;
 }
+
+export const agentRemoval: Removal = {
+  column: 'agent_id',
+  code: 'agent_has_bookings',
+  what: 'Agent',
+  exists: async (trx, id) => (await findAgent(trx, id)) !== undefined,
+  remove: async (trx, id) => {
+    await detachAgent(trx, id);
+    await trx.deleteFrom('agents').where('id', '=', id).execute();
+  },
+  retire: async (trx, id, at) => {
+    await detachAgent(trx, id);
+    await trx.updateTable('agents').set({ status: 'disabled', deleted_at: at, updated_at: at }).where('id', '=', id).execute();
+  },
+};
 
 async function missingIds(db: Db, table: 'services' | 'locations', ids: readonly number[]): Promise<number[]> {
   if (ids.length === 0) return [];
-  const found = await db.selectFrom(table).select('id').where('id', 'in', ids).execute();
+  const found = await db.selectFrom(table).select('id').where('id', 'in', ids).where('deleted_at', 'is', null).execute();
   const present = new Set(found.map((r) => r.id));
   return [...new Set(ids)].filter((id) => !present.has(id));
 }

@@ -264,10 +264,7 @@ export async function updateAgent(db: Db, id: number, input: AgentInput): Promis
   return (await present(db, [row], includesFor(serviceLinks, locationIds)))[0]!;
 }
 
+/** Deletes the record, or retires it when past bookings keep it; 409 while upcoming bookings need it. */
 export async function deleteAgent(db: Db, id: number): Promise<void> {
-  if (!(await repository.findAgent(db, id))) throw notFound('agent_not_found', 'Agent', id);
-  const deleted = await deleteUnlessBooked(db, { column: 'agent_id', code: 'agent_has_bookings', what: 'Agent', id }, (trx) =>
-    repository.deleteAgent(trx, id),
-  );
-  if (!deleted) throw notFound('agent_not_found', 'Agent', id);
+  if (!(await deleteUnlessBooked(db, repository.agentRemoval, id))) throw notFound('agent_not_found', 'Agent', id);
 }

@@ -5,54 +5,62 @@ import { nowIso } from '../../lib/time.js';
 type BookingRef = 'agent_id' | 'service_id' | 'location_id';
 type InUseCode = Extract<ErrorCode, 'agent_has_bookings' | 'service_has_bookings' | 'location_has_bookings'>;
 
+/** How one kind of record (agent, service, location) leaves the catalog. */
+export interface Removal {
+  column: BookingRef;
+  code: InUseCode;
+  what: string;
+  /** Whether a record with the id exists and is not deleted. */
+  exists(trx: Db, id: number): Promise<boolean>;
+  /** Deletes the row, with its connections and the customers' preferences for it. */
+  remove(trx: Db, id: number): Promise<void>;
+  /**
+   * Keeps the row for the past or cancelled bookings that refer to it, marked deleted and
+   * disconnected, so that nothing can book it any more.
+   */
+  retire(trx: Db, id: number, at: string): Promise<void>;
+}
+
 /** True when a statement failed because a row is still referenced (or references a missing row). */
-export function isForeignKeyViolation(error: unknown): boolean {
+function isForeignKeyViolation(error: unknown): boolean {
   const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
   return code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
 }
 
-function inUseError(code: InUseCode, what: string, id: number, upcoming: number): AppError {
-  return upcoming > 0
-    ? new AppError(code, `${what} ${id} has ${upcoming} upcoming booking(s); cancel or move them first`, { upcoming_bookings: upcoming })
-    : new AppError(code, `${what} ${id} is referenced by past or cancelled bookings, which are kept; set its status instead`, {
-        upcoming_bookings: 0,
+async function deleteOnce(db: Db, removal: Removal, id: number): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    if (!(await removal.exists(trx, id))) return false;
+    const at = nowIso();
+    const { upcoming } = await trx
+      .selectFrom('bookings')
+      .select((eb) => eb.fn.countAll<number>().as('upcoming'))
+      .where(removal.column, '=', id)
+      .where('status', '!=', 'cancelled')
+      .where('end_at', '>', at)
+      .executeTakeFirstOrThrow();
+    if (Number(upcoming) > 0) {
+      throw new AppError(removal.code, `${removal.what} ${id} has ${upcoming} upcoming booking(s); cancel or move them first`, {
+        upcoming_bookings: Number(upcoming),
       });
+    }
+    const referenced = await trx.selectFrom('bookings').select('id').where(removal.column, '=', id).limit(1).executeTakeFirst();
+    if (referenced) await removal.retire(trx, id, at);
+    else await removal.remove(trx, id);
+    return true;
+  });
 }
 
 /**
- * Refuses (409) to delete a record that bookings refer to: upcoming bookings that are not
- * cancelled still need it, and past or cancelled ones keep it as their history.
+ * Deletes a record unless upcoming bookings that are not cancelled need it (409). Past and
+ * cancelled bookings keep it as their history: then it is retired rather than removed.
+ * Returns false when there is no such record.
  */
-export async function assertNoBookings(db: Db, column: BookingRef, id: number, code: InUseCode, what: string): Promise<void> {
-  const used = await db.selectFrom('bookings').select('id').where(column, '=', id).limit(1).executeTakeFirst();
-  if (!used) return;
-  const { upcoming } = await db
-    .selectFrom('bookings')
-    .select((eb) => eb.fn.countAll<number>().as('upcoming'))
-    .where(column, '=', id)
-    .where('status', '!=', 'cancelled')
-    .where('end_at', '>', nowIso())
-    .executeTakeFirstOrThrow();
-  throw inUseError(code, what, id, Number(upcoming));
-}
-
-/**
- * Deletes inside one transaction after the bookings check; a booking that slips in between the
- * check and the delete trips the foreign key, which is the same refusal.
- */
-export async function deleteUnlessBooked(
-  db: Db,
-  ref: { column: BookingRef; code: InUseCode; what: string; id: number },
-  remove: (trx: Db) => Promise<boolean>,
-): Promise<boolean> {
+export async function deleteUnlessBooked(db: Db, removal: Removal, id: number): Promise<boolean> {
   try {
-    return await db.transaction().execute(async (trx) => {
-      await assertNoBookings(trx, ref.column, ref.id, ref.code, ref.what);
-      return remove(trx);
-    });
+    return await deleteOnce(db, removal, id);
   } catch (error) {
+    // A booking made between the check and the delete trips the foreign key: decide again.
     if (!isForeignKeyViolation(error)) throw error;
-    await assertNoBookings(db, ref.column, ref.id, ref.code, ref.what);
-    throw new AppError(ref.code, `${ref.what} ${ref.id} is still in use`);
+    return deleteOnce(db, removal, id);
   }
 }

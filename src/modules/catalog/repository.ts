@@ -2,6 +2,7 @@ import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { containsText } from '../../http/list-query.js';
 import { offsetOf, type PageRequest } from '../../http/pagination.js';
+import type { Removal } from './in-use.js';
 import type { ServicesTable } from './table.js';
 
 export type ServiceRow = Selectable<ServicesTable>;
@@ -28,7 +29,7 @@ export interface ServiceFilter {
 export type ServiceSort = 'id' | 'name' | 'price' | 'duration' | 'created_date' | 'updated_date';
 
 function filtered(db: Db, f: ServiceFilter) {
-  let q = db.selectFrom('services');
+  let q = db.selectFrom('services').where('services.deleted_at', 'is', null);
   const { search, locationId, agentId } = f;
   if (search) {
     q = q.where((eb) =>
@@ -100,7 +101,7 @@ export async function listServices(
 }
 
 export function findService(db: Db, id: number): Promise<ServiceRow | undefined> {
-  return db.selectFrom('services').selectAll().where('id', '=', id).executeTakeFirst();
+  return db.selectFrom('services').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
 }
 
 export function insertService(db: Db, row: Insertable<ServicesTable>): Promise<ServiceRow> {
@@ -108,18 +109,28 @@ export function insertService(db: Db, row: Insertable<ServicesTable>): Promise<S
 }
 
 export function updateService(db: Db, id: number, changes: Updateable<ServicesTable>): Promise<ServiceRow | undefined> {
-  return db.updateTable('services').set(changes).where('id', '=', id).returningAll().executeTakeFirst();
+  return db.updateTable('services').set(changes).where('id', '=', id).where('deleted_at', 'is', null).returningAll().executeTakeFirst();
 }
 
-export async function deleteService(trx: Db, id: number): Promise<boolean> {
-  const result = await trx.deleteFrom('services').where('id', '=', id).executeTakeFirst();
-  return result.numDeletedRows > 0n;
-}
+export const serviceRemoval: Removal = {
+  column: 'service_id',
+  code: 'service_has_bookings',
+  what: 'Service',
+  exists: async (trx, id) => (await findService(trx, id)) !== undefined,
+  remove: async (trx, id) => {
+    await trx.deleteFrom('agent_services').where('service_id', '=', id).execute();
+    await trx.deleteFrom('services').where('id', '=', id).execute();
+  },
+  retire: async (trx, id, at) => {
+    await trx.deleteFrom('agent_services').where('service_id', '=', id).execute();
+    await trx.updateTable('services').set({ status: 'disabled', deleted_at: at, updated_at: at }).where('id', '=', id).execute();
+  },
+};
 
 /** The ids among `ids` that name no agent. */
 export async function missingAgents(db: Db, ids: readonly number[]): Promise<number[]> {
   if (ids.length === 0) return [];
-  const found = await db.selectFrom('agents').select('id').where('id', 'in', ids).execute();
+  const found = await db.selectFrom('agents').select('id').where('id', 'in', ids).where('deleted_at', 'is', null).execute();
   const present = new Set(found.map((r) => r.id));
   return ids.filter((id) => !present.has(id));
 }

@@ -207,10 +207,7 @@ export async function updateService(db: Db, id: number, input: ServiceInput): Pr
   return (await present(db, [row], new Set(agentIds ? ['agents'] : [])))[0]!;
 }
 
+/** Deletes the record, or retires it when past bookings keep it; 409 while upcoming bookings need it. */
 export async function deleteService(db: Db, id: number): Promise<void> {
-  if (!(await repository.findService(db, id))) throw notFound('service_not_found', 'Service', id);
-  const deleted = await deleteUnlessBooked(db, { column: 'service_id', code: 'service_has_bookings', what: 'Service', id }, (trx) =>
-    repository.deleteService(trx, id),
-  );
-  if (!deleted) throw notFound('service_not_found', 'Service', id);
+  if (!(await deleteUnlessBooked(db, repository.serviceRemoval, id))) throw notFound('service_not_found', 'Service', id);
 }

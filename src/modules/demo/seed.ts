@@ -137,7 +137,7 @@ export async function seedDemo(db: Db): Promise<SeedCounts> {
 
     const locationIds = new Map<string, number>();
     for (const l of DEMO.locations) {
-      let row = await trx.selectFrom('locations').select('id').where('name', '=', l.name).orderBy('id').executeTakeFirst();
+      let row = await trx.selectFrom('locations').select('id').where('name', '=', l.name).where('deleted_at', 'is', null).orderBy('id').executeTakeFirst();
       if (!row) {
         row = await locations.insertLocation(trx, {
           name: l.name,
@@ -156,7 +156,7 @@ export async function seedDemo(db: Db): Promise<SeedCounts> {
 
     const serviceIds = new Map<string, number>();
     for (const s of DEMO.services) {
-      let row = await trx.selectFrom('services').select('id').where('name', '=', s.name).orderBy('id').executeTakeFirst();
+      let row = await trx.selectFrom('services').select('id').where('name', '=', s.name).where('deleted_at', 'is', null).orderBy('id').executeTakeFirst();
       if (!row) {
         row = await services.insertService(trx, {
           name: s.name,
@@ -183,7 +183,7 @@ export async function seedDemo(db: Db): Promise<SeedCounts> {
     }
 
     for (const a of DEMO.agents) {
-      const existing = await trx.selectFrom('agents').select('id').where(sql`lower(email)`, '=', a.email).executeTakeFirst();
+      const existing = await trx.selectFrom('agents').select('id').where(sql`lower(email)`, '=', a.email).where('deleted_at', 'is', null).executeTakeFirst();
       if (existing) continue;
       const agent = await agents.insertAgent(trx, {
         first_name: a.first_name,

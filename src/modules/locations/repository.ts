@@ -2,6 +2,7 @@ import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { containsText } from '../../http/list-query.js';
 import { offsetOf, type PageRequest } from '../../http/pagination.js';
+import type { Removal } from '../catalog/in-use.js';
 import type { LocationsTable } from './table.js';
 
 export type LocationRow = Selectable<LocationsTable>;
@@ -12,7 +13,7 @@ export interface LocationFilter {
 }
 
 function filtered(db: Db, filter: LocationFilter) {
-  let query = db.selectFrom('locations');
+  let query = db.selectFrom('locations').where('deleted_at', 'is', null);
   if (filter.status) query = query.where('status', '=', filter.status);
   const { search } = filter;
   if (search) query = query.where((eb) => eb.or([containsText('name', search), containsText('full_address', search)]));
@@ -34,7 +35,7 @@ export async function listLocations(db: Db, filter: LocationFilter, page: PageRe
 }
 
 export function findLocation(db: Db, id: number): Promise<LocationRow | undefined> {
-  return db.selectFrom('locations').selectAll().where('id', '=', id).executeTakeFirst();
+  return db.selectFrom('locations').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
 }
 
 export function insertLocation(db: Db, row: Insertable<LocationsTable>): Promise<LocationRow> {
@@ -42,12 +43,25 @@ export function insertLocation(db: Db, row: Insertable<LocationsTable>): Promise
 }
 
 export function updateLocation(db: Db, id: number, changes: Updateable<LocationsTable>): Promise<LocationRow | undefined> {
-  return db.updateTable('locations').set(changes).where('id', '=', id).returningAll().executeTakeFirst();
+  return db.updateTable('locations').set(changes).where('id', '=', id).where('deleted_at', 'is', null).returningAll().executeTakeFirst();
 }
 
-/** Removes a location; its agent connections go with it and customers who preferred it prefer none. */
-export async function deleteLocation(trx: Db, id: number): Promise<boolean> {
+async function detachLocation(trx: Db, id: number): Promise<void> {
+  await trx.deleteFrom('agent_locations').where('location_id', '=', id).execute();
   await trx.updateTable('customers').set({ preferred_location_id: null }).where('preferred_location_id', '=', id).execute();
-  const result = await trx.deleteFrom('locations').where('id', '=', id).executeTakeFirst();
-  return result.numDeletedRows > 0n;
 }
+
+export const locationRemoval: Removal = {
+  column: 'location_id',
+  code: 'location_has_bookings',
+  what: 'Location',
+  exists: async (trx, id) => (await findLocation(trx, id)) !== undefined,
+  remove: async (trx, id) => {
+    await detachLocation(trx, id);
+    await trx.deleteFrom('locations').where('id', '=', id).execute();
+  },
+  retire: async (trx, id, at) => {
+    await detachLocation(trx, id);
+    await trx.updateTable('locations').set({ status: 'inactive', deleted_at: at, updated_at: at }).where('id', '=', id).execute();
+  },
+};

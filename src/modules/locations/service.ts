@@ -84,10 +84,7 @@ export async function updateLocation(db: Db, id: number, input: LocationInput) {
   return renderLocation(row, await getTimezone(db));
 }
 
+/** Deletes the record, or retires it when past bookings keep it; 409 while upcoming bookings need it. */
 export async function deleteLocation(db: Db, id: number): Promise<void> {
-  if (!(await repository.findLocation(db, id))) throw notFound('location_not_found', 'Location', id);
-  const deleted = await deleteUnlessBooked(db, { column: 'location_id', code: 'location_has_bookings', what: 'Location', id }, (trx) =>
-    repository.deleteLocation(trx, id),
-  );
-  if (!deleted) throw notFound('location_not_found', 'Location', id);
+  if (!(await deleteUnlessBooked(db, repository.locationRemoval, id))) throw notFound('location_not_found', 'Location', id);
 }

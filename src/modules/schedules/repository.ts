@@ -13,7 +13,7 @@ export async function writeSiteSchedule(db: Db, schedule: Schedule): Promise<voi
 
 /** The agent's own schedule (null: the site's hours), or undefined when there is no such agent. */
 export async function readAgentSchedule(db: Db, agentId: number): Promise<{ schedule: Schedule | null } | undefined> {
-  const row = await db.selectFrom('agents').select('schedule').where('id', '=', agentId).executeTakeFirst();
+  const row = await db.selectFrom('agents').select('schedule').where('id', '=', agentId).where('deleted_at', 'is', null).executeTakeFirst();
   if (!row) return undefined;
   return { schedule: row.schedule === null ? null : parseSchedule(row.schedule) };
 }
@@ -24,6 +24,7 @@ export async function writeAgentSchedule(db: Db, agentId: number, schedule: Sche
     .updateTable('agents')
     .set({ schedule: schedule === null ? null : JSON.stringify(schedule), updated_at: nowIso() })
     .where('id', '=', agentId)
+    .where('deleted_at', 'is', null)
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }

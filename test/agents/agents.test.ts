@@ -225,9 +225,13 @@ describe.each(DIALECTS)('agents (%s)', (dialect) => {
       const status = await call('POST', '/agents', { first_name: 'A', last_name: 'B', email: 'a@b.test', status: 'retired' });
       expect(status.status).toBe(400);
       expect(status.body.error.details).toHaveProperty('status');
-      const unknown = await call('POST', '/agents', { first_name: 'A', last_name: 'B', email: 'a@b.test', service_ids: [9999], location_ids: [8888] });
+      const unknown = await call('POST', '/agents', { first_name: 'A', last_name: 'B', email: 'a@b.test', service_ids: [9999], location_ids: [8888], services: [{ service_id: 7777 }] });
       expect(unknown.status).toBe(400);
-      expect(unknown.body.error.details).toEqual({ service_ids: expect.stringContaining('9999'), location_ids: expect.stringContaining('8888') });
+      expect(unknown.body.error.details).toEqual({
+        service_ids: expect.stringContaining('9999'),
+        services: expect.stringContaining('7777'),
+        location_ids: expect.stringContaining('8888'),
+      });
       expect(await t.db.selectFrom('agents').selectAll().execute()).toEqual([]);
     });
 

@@ -191,12 +191,16 @@ async function checked(db: Db, input: AgentInput) {
   errors.throwIfAny('The agent data is invalid');
 
   const locationIds = input.location_ids === undefined ? undefined : [...new Set(input.location_ids)];
-  const unknownServices = await repository.missingServices(db, serviceLinks?.map((l) => l.serviceId) ?? []);
+  const unknownServices = new Set(await repository.missingServices(db, serviceLinks?.map((l) => l.serviceId) ?? []));
   const unknownLocations = await repository.missingLocations(db, locationIds ?? []);
-  if (unknownServices.length > 0 || unknownLocations.length > 0) {
-    const details: Record<string, string> = {};
-    if (unknownServices.length > 0) details[input.services ? 'services' : 'service_ids'] = `no service with id ${unknownServices.join(', ')}`;
-    if (unknownLocations.length > 0) details.location_ids = `no location with id ${unknownLocations.join(', ')}`;
+  const details: Record<string, string> = {};
+  const unknownIn = (ids: readonly number[] | undefined) => [...new Set(ids ?? [])].filter((id) => unknownServices.has(id));
+  const unknownPlain = unknownIn(input.service_ids);
+  const unknownCustom = unknownIn(input.services?.map((s) => s.service_id));
+  if (unknownPlain.length > 0) details.service_ids = `no service with id ${unknownPlain.join(', ')}`;
+  if (unknownCustom.length > 0) details.services = `no service with id ${unknownCustom.join(', ')}`;
+  if (unknownLocations.length > 0) details.location_ids = `no location with id ${unknownLocations.join(', ')}`;
+  if (Object.keys(details).length > 0) {
     throw new AppError('invalid_request', 'The request refers to services or locations that do not exist', details);
   }
   return { changes, serviceLinks, locationIds };

@@ -1,5 +1,5 @@
 import type { Db } from '../../src/db/database.js';
-import type { TestApp } from '../helper.js';
+import type { Json, TestApp } from '../helper.js';
 
 /** Empties the tables the catalog tests fill, children first, so each test starts from nothing. */
 export async function resetCatalog(db: Db): Promise<void> {
@@ -13,8 +13,7 @@ export async function resetCatalog(db: Db): Promise<void> {
 
 export interface Answer {
   status: number;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  body: any;
+  body: Json;
 }
 
 /** One request under the API root with a key of all permissions (or the one given). */

@@ -24,13 +24,28 @@ import adminRoutes from './modules/admin/routes.js';
 import { AuditRecorder } from './modules/audit/recorder.js';
 import { DEFAULT_POLL_MS, MailSender } from './modules/mail/sender.js';
 import { initialiseSettings } from './modules/settings/service.js';
+import agentRoutes from './modules/agents/routes.js';
+import catalogRoutes from './modules/catalog/routes.js';
 import couponRoutes from './modules/coupons/routes.js';
+import locationRoutes from './modules/locations/routes.js';
 import orderRoutes from './modules/orders/routes.js';
 import paymentRoutes from './modules/payments/routes.js';
+import scheduleRoutes from './modules/schedules/routes.js';
+import settingsRoutes from './modules/settings/routes.js';
 import statusRoutes from './modules/status/routes.js';
 
 /** Each domain's routes, mounted under the API root. */
-const MODULE_ROUTES: ((app: App) => Promise<void>)[] = [statusRoutes, orderRoutes, couponRoutes, paymentRoutes];
+const MODULE_ROUTES: ((app: App) => Promise<void>)[] = [
+  statusRoutes,
+  agentRoutes,
+  catalogRoutes,
+  locationRoutes,
+  scheduleRoutes,
+  settingsRoutes,
+  orderRoutes,
+  couponRoutes,
+  paymentRoutes,
+];
 
 export type App = FastifyInstance<
   RawServerDefault,

@@ -6,6 +6,7 @@ import { AppError } from './http/errors.js';
 import { adminPasswordSet } from './modules/admin/cli.js';
 import { keysCreate, keysList, keysRevoke } from './modules/api-keys/cli.js';
 import { audit } from './modules/audit/cli.js';
+import { seed } from './modules/demo/cli.js';
 import { outboxList } from './modules/mail/cli.js';
 import { initialiseSettings } from './modules/settings/service.js';
 import { settingsGet, settingsSet } from './modules/settings/cli.js';
@@ -27,6 +28,7 @@ const COMMANDS: Record<string, Command> = {
   'keys revoke': keysRevoke,
   'settings get': settingsGet,
   'settings set': settingsSet,
+  seed,
   audit,
   'admin-password set': adminPasswordSet,
   'outbox list': outboxList,

@@ -11,6 +11,7 @@ export const ERROR_STATUS = {
   insufficient_permissions: 403,
   not_found: 404,
   booking_not_found: 404,
+  category_not_found: 404,
   customer_not_found: 404,
   agent_not_found: 404,
   service_not_found: 404,

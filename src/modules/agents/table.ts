@@ -15,6 +15,8 @@ export interface AgentsTable {
   schedule: string | null;
   created_at: string;
   updated_at: string;
+  /** Set when deleted while bookings still refer to the row: it stays as their history, absent from the API. */
+  deleted_at: string | null;
 }
 
 export interface AgentServicesTable {

@@ -19,6 +19,8 @@ export interface ServicesTable {
   category_id: number | null;
   created_at: string;
   updated_at: string;
+  /** Set when deleted while bookings still refer to the row: it stays as their history, absent from the API. */
+  deleted_at: string | null;
 }
 
 export interface CategoriesTable {

@@ -10,4 +10,6 @@ export interface LocationsTable {
   selection_image_id: number;
   created_at: string;
   updated_at: string;
+  /** Set when deleted while bookings still refer to the row: it stays as their history, absent from the API. */
+  deleted_at: string | null;
 }

@@ -2,6 +2,7 @@ import { isValidTimezone } from '../../config.js';
 import type { Db } from '../../db/database.js';
 import { AppError } from '../../http/errors.js';
 import { nowIso } from '../../lib/time.js';
+import { DEFAULT_SITE_SCHEDULE, SITE_SCHEDULE_KEY } from '../schedules/model.js';
 
 export interface SiteSettings {
   timezone: string;
@@ -49,13 +50,19 @@ export function parseSetting(key: SettingKey, raw: string | number): string | nu
   }
 }
 
-/** A new database takes its timezone from SITE_TIMEZONE; later starts leave stored values alone. */
+/**
+ * A new database takes its timezone from SITE_TIMEZONE and the site schedule Monday to Friday,
+ * 09:00 to 17:00 (contract §7); later starts leave stored values alone.
+ */
 export async function initialiseSettings(db: Db, siteTimezone: string): Promise<void> {
   const at = nowIso();
   const initial: SiteSettings = { timezone: siteTimezone, ...DEFAULTS };
   await db
     .insertInto('settings')
-    .values(SETTING_KEYS.map((key) => ({ key, value: String(initial[key]), updated_at: at })))
+    .values([
+      ...SETTING_KEYS.map((key) => ({ key, value: String(initial[key]), updated_at: at })),
+      { key: SITE_SCHEDULE_KEY, value: JSON.stringify(DEFAULT_SITE_SCHEDULE), updated_at: at },
+    ])
     .onConflict((oc) => oc.column('key').doNothing())
     .execute();
 }

@@ -1,0 +1,21 @@
+import { DateTime } from 'luxon';
+
+/** A stored instant (ISO 8601 UTC) as `YYYY-MM-DD HH:MM:SS` in the site timezone (spec, Conventions). */
+export function localDateTime(iso: string, timezone: string): string {
+  return DateTime.fromISO(iso, { zone: 'utc' }).setZone(timezone).toFormat('yyyy-MM-dd HH:mm:ss');
+}
+
+/** The first instant of a local date (YYYY-MM-DD) in the site timezone, in the stored form. */
+export function startOfLocalDay(date: string, timezone: string): string {
+  return DateTime.fromISO(date, { zone: timezone }).startOf('day').toUTC().toISO()!;
+}
+
+/** The first instant after a local date: date filters include the whole of their last day. */
+export function endOfLocalDay(date: string, timezone: string): string {
+  return DateTime.fromISO(date, { zone: timezone }).startOf('day').plus({ days: 1 }).toUTC().toISO()!;
+}
+
+/** True for a real calendar date written YYYY-MM-DD. */
+export function isIsoDate(text: string): boolean {
+  return /^\d{4}-\d{2}-\d{2}$/.test(text) && DateTime.fromISO(text).isValid;
+}

@@ -1,0 +1,116 @@
+import { Type, type TSchema } from 'typebox';
+import { DeletedData, envelopeB, listEnvelopeB } from '../../http/envelope.js';
+import { DateParam, SortOrderParam } from '../../http/list-query.js';
+import { pageParams } from '../../http/pagination.js';
+import { WeeklyInputSchema, WeeklySchema } from '../schedules/schemas.js';
+
+export const AGENT_STATUSES = ['active', 'disabled'] as const;
+export const AGENT_ORDER_BY = ['id', 'first_name', 'last_name', 'email', 'created_at', 'updated_at', 'status'] as const;
+export const AGENT_INCLUDES = ['services', 'locations'] as const;
+export const AGENTS_PER_PAGE = 10;
+
+const Stamp = Type.String({ description: 'YYYY-MM-DD HH:MM:SS, site timezone' });
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+const AgentService = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  is_custom_hours: Type.Boolean(),
+  is_custom_price: Type.Boolean(),
+  is_custom_duration: Type.Boolean(),
+  custom_price: Nullable(Type.String({ description: 'decimal with two places' })),
+  custom_duration: Nullable(Type.Integer({ description: 'minutes' })),
+  custom_hours: Nullable(WeeklySchema),
+});
+
+export const Agent = Type.Object({
+  id: Type.Integer(),
+  first_name: Type.String(),
+  last_name: Type.String(),
+  display_name: Type.String({ description: 'as set, else first and last name' }),
+  email: Type.String(),
+  phone: Nullable(Type.String()),
+  bio: Nullable(Type.String()),
+  features: Type.String({ description: 'JSON-encoded array of {label, value}' }),
+  status: Type.Enum(AGENT_STATUSES),
+  created_at: Stamp,
+  updated_at: Stamp,
+  services: Type.Optional(Type.Array(AgentService, { description: 'include=services' })),
+  locations: Type.Optional(Type.Array(Type.Object({ id: Type.Integer(), name: Type.String() }), { description: 'include=locations' })),
+});
+
+export const AgentPagination = Type.Object({
+  page: Type.Integer(),
+  per_page: Type.Integer(),
+  total: Type.Integer(),
+  total_pages: Type.Integer(),
+});
+
+const Include = Type.String({ description: `comma-separated: ${AGENT_INCLUDES.join(', ')}` });
+
+export const AgentListQuery = Type.Object({
+  ...pageParams(AGENTS_PER_PAGE),
+  status: Type.Optional(Type.Enum(AGENT_STATUSES)),
+  search: Type.Optional(Type.String({ description: 'Part of the first name, last name or email (case-insensitive)' })),
+  email: Type.Optional(Type.String({ description: 'exact email (case-insensitive)' })),
+  phone: Type.Optional(Type.String({ description: 'part of the phone number' })),
+  location_id: Type.Optional(Type.Integer({ minimum: 1 })),
+  service_id: Type.Optional(Type.Integer({ minimum: 1 })),
+  created_after: Type.Optional(DateParam('created on or after this date (site timezone)')),
+  created_before: Type.Optional(DateParam('created on or before this date (site timezone)')),
+  include: Type.Optional(Include),
+  order_by: Type.Optional(Type.Enum(AGENT_ORDER_BY, { default: 'first_name' })),
+  order: Type.Optional(SortOrderParam),
+});
+
+export const AgentReadQuery = Type.Object({ include: Type.Optional(Include) });
+
+const ServiceConnection = Type.Object({
+  service_id: Type.Integer({ minimum: 1 }),
+  custom_price: Type.Optional(Nullable(Type.Union([Type.Number(), Type.String()]))),
+  custom_duration: Type.Optional(Nullable(Type.Integer({ description: 'minutes, 1 to 1440' }))),
+  custom_hours: Type.Optional(Nullable(WeeklyInputSchema)),
+});
+
+const Feature = Type.Object({ label: Type.String(), value: Type.String() });
+
+const fields = {
+  first_name: Type.String({ description: '1 to 100 characters' }),
+  last_name: Type.String({ description: '1 to 100 characters' }),
+  email: Type.String({ description: 'a valid email address' }),
+  phone: Nullable(Type.String({ description: 'digits, spaces, + ( ) - . ; at most 30 characters' })),
+  display_name: Nullable(Type.String({ description: 'at most 200 characters; null shows first and last name' })),
+  bio: Nullable(Type.String({ description: 'at most 5000 characters' })),
+  features: Nullable(
+    Type.Union([Type.Array(Feature, { maxItems: 100 }), Type.String()], {
+      description: 'array of {label, value}, or the same JSON-encoded as a string',
+    }),
+  ),
+  status: Type.Enum(AGENT_STATUSES),
+  service_ids: Type.Array(Type.Integer({ minimum: 1 }), { maxItems: 500, description: 'services the agent offers, without custom values' }),
+  location_ids: Type.Array(Type.Integer({ minimum: 1 }), { maxItems: 500, description: 'locations where the agent works (replaces the set)' }),
+  services: Type.Array(ServiceConnection, {
+    maxItems: 500,
+    description: 'services with custom price, duration or hours; together with service_ids they replace the set',
+  }),
+};
+
+export const CreateAgentBody = Type.Object({
+  first_name: fields.first_name,
+  last_name: fields.last_name,
+  email: fields.email,
+  phone: Type.Optional(fields.phone),
+  display_name: Type.Optional(fields.display_name),
+  bio: Type.Optional(fields.bio),
+  features: Type.Optional(fields.features),
+  status: Type.Optional(fields.status),
+  service_ids: Type.Optional(fields.service_ids),
+  location_ids: Type.Optional(fields.location_ids),
+  services: Type.Optional(fields.services),
+});
+
+export const UpdateAgentBody = Type.Partial(CreateAgentBody);
+
+export const AgentResponse = envelopeB(Agent);
+export const AgentListResponse = listEnvelopeB(Agent, AgentPagination);
+export const AgentDeletedResponse = envelopeB(DeletedData);

@@ -1,0 +1,274 @@
+import type { Db } from '../../db/database.js';
+import { AppError, notFound } from '../../http/errors.js';
+import { FieldErrors } from '../../http/field-errors.js';
+import { pageOf, type Page, type PageRequest } from '../../http/pagination.js';
+import { formatCents, toCents } from '../../lib/money.js';
+import { localDateTime } from '../../lib/site-time.js';
+import { nowIso } from '../../lib/time.js';
+import { deleteUnlessBooked } from '../catalog/in-use.js';
+import type { Weekly } from '../schedules/model.js';
+import { checkWeekly, type WeeklyInput } from '../schedules/service.js';
+import { getTimezone } from '../settings/service.js';
+import * as repository from './repository.js';
+import type { AgentsTable } from './table.js';
+
+export type AgentInclude = 'services' | 'locations';
+
+export interface Feature {
+  label: string;
+  value: string;
+}
+
+export interface AgentInput {
+  first_name?: string;
+  last_name?: string;
+  email?: string;
+  phone?: string | null;
+  display_name?: string | null;
+  bio?: string | null;
+  features?: Feature[] | string | null;
+  status?: AgentsTable['status'];
+  service_ids?: number[];
+  location_ids?: number[];
+  services?: {
+    service_id: number;
+    custom_price?: number | string | null;
+    custom_duration?: number | null;
+    custom_hours?: WeeklyInput | null;
+  }[];
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const PHONE = /^\+?[\d\s().-]{3,}$/;
+const MAX_CENTS = 1_000_000_000;
+
+export function renderAgent(row: repository.AgentRow, timezone: string) {
+  return {
+    id: row.id,
+    first_name: row.first_name,
+    last_name: row.last_name,
+    display_name: row.display_name ?? `${row.first_name} ${row.last_name}`,
+    email: row.email,
+    phone: row.phone,
+    bio: row.bio,
+    features: row.features ?? '[]',
+    status: row.status,
+    created_at: localDateTime(row.created_at, timezone),
+    updated_at: localDateTime(row.updated_at, timezone),
+  };
+}
+
+type AgentServiceView = {
+  id: number;
+  name: string;
+  is_custom_hours: boolean;
+  is_custom_price: boolean;
+  is_custom_duration: boolean;
+  custom_price: string | null;
+  custom_duration: number | null;
+  custom_hours: Weekly | null;
+};
+
+type RenderedAgent = ReturnType<typeof renderAgent> & {
+  services?: AgentServiceView[];
+  locations?: { id: number; name: string }[];
+};
+
+function groupBy<T extends { agent_id: number }, U>(rows: readonly T[], view: (row: T) => U): Map<number, U[]> {
+  const groups = new Map<number, U[]>();
+  for (const row of rows) {
+    const group = groups.get(row.agent_id) ?? [];
+    group.push(view(row));
+    groups.set(row.agent_id, group);
+  }
+  return groups;
+}
+
+async function present(db: Db, rows: readonly repository.AgentRow[], include: ReadonlySet<AgentInclude>): Promise<RenderedAgent[]> {
+  const ids = rows.map((r) => r.id);
+  const [timezone, services, locations] = await Promise.all([
+    getTimezone(db),
+    include.has('services') ? repository.servicesOf(db, ids) : [],
+    include.has('locations') ? repository.locationsOf(db, ids) : [],
+  ]);
+  const servicesByAgent = groupBy(services, (s) => ({
+    id: s.id,
+    name: s.name,
+    is_custom_hours: s.custom_hours !== null,
+    is_custom_price: s.custom_price_cents !== null,
+    is_custom_duration: s.custom_duration !== null,
+    custom_price: s.custom_price_cents === null ? null : formatCents(s.custom_price_cents),
+    custom_duration: s.custom_duration,
+    custom_hours: s.custom_hours === null ? null : (JSON.parse(s.custom_hours) as Weekly),
+  }));
+  const locationsByAgent = groupBy(locations, (l) => ({ id: l.id, name: l.name }));
+  return rows.map((row) => {
+    const rendered: RenderedAgent = renderAgent(row, timezone);
+    if (include.has('services')) rendered.services = servicesByAgent.get(row.id) ?? [];
+    if (include.has('locations')) rendered.locations = locationsByAgent.get(row.id) ?? [];
+    return rendered;
+  });
+}
+
+function text(field: string, value: string | undefined, min: number, max: number, errors: FieldErrors): string | undefined {
+  if (value === undefined) return undefined;
+  const trimmed = value.trim();
+  if (trimmed.length < min || trimmed.length > max) errors.add(field, min > 0 ? `must be ${min} to ${max} characters` : `must be at most ${max} characters`);
+  return trimmed;
+}
+
+/** Optional text that null (or an empty string) clears. */
+function optionalText(field: string, value: string | null | undefined, max: number, errors: FieldErrors): string | null | undefined {
+  if (value === undefined || value === null) return value;
+  const trimmed = text(field, value, 0, max, errors);
+  return trimmed === '' ? null : trimmed;
+}
+
+/** Features as the canonical JSON string of [{label, value}], from an array or its JSON encoding. */
+function checkFeatures(value: Feature[] | string | null | undefined, errors: FieldErrors): string | null | undefined {
+  if (value === undefined || value === null) return value;
+  let list: unknown = value;
+  if (typeof value === 'string') {
+    try {
+      list = JSON.parse(value);
+    } catch {
+      errors.add('features', 'must be an array of {label, value} or its JSON encoding');
+      return undefined;
+    }
+  }
+  const valid =
+    Array.isArray(list) &&
+    list.length <= 100 &&
+    list.every((f) => typeof f === 'object' && f !== null && typeof (f as Feature).label === 'string' && typeof (f as Feature).value === 'string');
+  if (!valid) {
+    errors.add('features', 'must be an array of at most 100 {label, value} pairs of strings');
+    return undefined;
+  }
+  return JSON.stringify((list as Feature[]).map(({ label, value: v }) => ({ label, value: v })));
+}
+
+/** The service links a request asks for, or undefined when it leaves the agent's services alone. */
+function checkServiceLinks(input: AgentInput, errors: FieldErrors): repository.ServiceLink[] | undefined {
+  if (input.service_ids === undefined && input.services === undefined) return undefined;
+  const links = new Map<number, repository.ServiceLink>();
+  for (const id of input.service_ids ?? []) links.set(id, { serviceId: id });
+  const seen = new Set<number>();
+  (input.services ?? []).forEach((entry, i) => {
+    const path = `services.${i}`;
+    if (seen.has(entry.service_id)) errors.add(`${path}.service_id`, `service ${entry.service_id} is listed twice`);
+    seen.add(entry.service_id);
+    let priceCents: number | null = null;
+    if (entry.custom_price !== undefined && entry.custom_price !== null) {
+      const cents = toCents(entry.custom_price);
+      if (cents === undefined || cents < 0 || cents > MAX_CENTS) errors.add(`${path}.custom_price`, 'must be a decimal amount from 0 to 10000000');
+      else priceCents = cents;
+    }
+    const duration = entry.custom_duration ?? null;
+    if (duration !== null && (duration < 1 || duration > 1440)) errors.add(`${path}.custom_duration`, 'must be 1 to 1440 minutes');
+    const hours = entry.custom_hours ? JSON.stringify(checkWeekly(entry.custom_hours, `${path}.custom_hours`, errors)) : null;
+    links.set(entry.service_id, { serviceId: entry.service_id, custom: { priceCents, duration, hours } });
+  });
+  return [...links.values()];
+}
+
+async function checked(db: Db, input: AgentInput) {
+  const errors = new FieldErrors();
+  const email = text('email', input.email, 3, 254, errors);
+  if (email !== undefined && !EMAIL.test(email)) errors.add('email', 'must be a valid email address');
+  const phone = optionalText('phone', input.phone, 30, errors);
+  if (phone && !PHONE.test(phone)) errors.add('phone', 'must be a phone number: digits, spaces, + ( ) - .');
+  const changes = {
+    first_name: text('first_name', input.first_name, 1, 100, errors),
+    last_name: text('last_name', input.last_name, 1, 100, errors),
+    email,
+    phone,
+    display_name: optionalText('display_name', input.display_name, 200, errors),
+    bio: optionalText('bio', input.bio, 5000, errors),
+    features: checkFeatures(input.features, errors),
+    status: input.status,
+  };
+  const serviceLinks = checkServiceLinks(input, errors);
+  errors.throwIfAny('The agent data is invalid');
+
+  const locationIds = input.location_ids === undefined ? undefined : [...new Set(input.location_ids)];
+  const unknownServices = new Set(await repository.missingServices(db, serviceLinks?.map((l) => l.serviceId) ?? []));
+  const unknownLocations = await repository.missingLocations(db, locationIds ?? []);
+  const details: Record<string, string> = {};
+  const unknownIn = (ids: readonly number[] | undefined) => [...new Set(ids ?? [])].filter((id) => unknownServices.has(id));
+  const unknownPlain = unknownIn(input.service_ids);
+  const unknownCustom = unknownIn(input.services?.map((s) => s.service_id));
+  if (unknownPlain.length > 0) details.service_ids = `no service with id ${unknownPlain.join(', ')}`;
+  if (unknownCustom.length > 0) details.services = `no service with id ${unknownCustom.join(', ')}`;
+  if (unknownLocations.length > 0) details.location_ids = `no location with id ${unknownLocations.join(', ')}`;
+  if (Object.keys(details).length > 0) {
+    throw new AppError('invalid_request', 'The request refers to services or locations that do not exist', details);
+  }
+  return { changes, serviceLinks, locationIds };
+}
+
+/** The includes that show what a write changed besides the agent's own fields. */
+function includesFor(serviceLinks: unknown, locationIds: unknown): Set<AgentInclude> {
+  const include = new Set<AgentInclude>();
+  if (serviceLinks) include.add('services');
+  if (locationIds) include.add('locations');
+  return include;
+}
+
+export async function listAgents(
+  db: Db,
+  filter: repository.AgentFilter,
+  sort: { by: repository.AgentSort; direction: 'asc' | 'desc' },
+  page: PageRequest,
+  include: ReadonlySet<AgentInclude>,
+): Promise<{ data: RenderedAgent[]; page: Page }> {
+  const { rows, total } = await repository.listAgents(db, filter, sort, page);
+  return { data: await present(db, rows, include), page: pageOf(page, total) };
+}
+
+export async function getAgent(db: Db, id: number, include: ReadonlySet<AgentInclude>): Promise<RenderedAgent> {
+  const row = await repository.findAgent(db, id);
+  if (!row) throw notFound('agent_not_found', 'Agent', id);
+  return (await present(db, [row], include))[0]!;
+}
+
+export async function createAgent(db: Db, input: AgentInput & { first_name: string; last_name: string; email: string }): Promise<RenderedAgent> {
+  const { changes: c, serviceLinks, locationIds } = await checked(db, input);
+  const at = nowIso();
+  const row = await db.transaction().execute(async (trx) => {
+    const created = await repository.insertAgent(trx, {
+      first_name: c.first_name ?? input.first_name,
+      last_name: c.last_name ?? input.last_name,
+      display_name: c.display_name ?? null,
+      email: c.email ?? input.email,
+      phone: c.phone ?? null,
+      bio: c.bio ?? null,
+      features: c.features ?? null,
+      status: c.status ?? 'active',
+      schedule: null,
+      created_at: at,
+      updated_at: at,
+    });
+    if (serviceLinks) await repository.setAgentServices(trx, created.id, serviceLinks);
+    if (locationIds) await repository.setAgentLocations(trx, created.id, locationIds);
+    return created;
+  });
+  return (await present(db, [row], includesFor(serviceLinks, locationIds)))[0]!;
+}
+
+export async function updateAgent(db: Db, id: number, input: AgentInput): Promise<RenderedAgent> {
+  if (!(await repository.findAgent(db, id))) throw notFound('agent_not_found', 'Agent', id);
+  const { changes, serviceLinks, locationIds } = await checked(db, input);
+  const row = await db.transaction().execute(async (trx) => {
+    const updated = await repository.updateAgent(trx, id, { ...changes, updated_at: nowIso() });
+    if (!updated) throw notFound('agent_not_found', 'Agent', id);
+    if (serviceLinks) await repository.setAgentServices(trx, id, serviceLinks);
+    if (locationIds) await repository.setAgentLocations(trx, id, locationIds);
+    return updated;
+  });
+  return (await present(db, [row], includesFor(serviceLinks, locationIds)))[0]!;
+}
+
+/** Deletes the record, or retires it when past bookings keep it; 409 while upcoming bookings need it. */
+export async function deleteAgent(db: Db, id: number): Promise<void> {
+  if (!(await deleteUnlessBooked(db, repository.agentRemoval, id))) throw notFound('agent_not_found', 'Agent', id);
+}

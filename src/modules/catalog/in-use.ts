@@ -1,0 +1,66 @@
+import type { Db } from '../../db/database.js';
+import { AppError, type ErrorCode } from '../../http/errors.js';
+import { nowIso } from '../../lib/time.js';
+
+type BookingRef = 'agent_id' | 'service_id' | 'location_id';
+type InUseCode = Extract<ErrorCode, 'agent_has_bookings' | 'service_has_bookings' | 'location_has_bookings'>;
+
+/** How one kind of record (agent, service, location) leaves the catalog. */
+export interface Removal {
+  column: BookingRef;
+  code: InUseCode;
+  what: string;
+  /** Whether a record with the id exists and is not deleted. */
+  exists(trx: Db, id: number): Promise<boolean>;
+  /** Deletes the row, with its connections and the customers' preferences for it. */
+  remove(trx: Db, id: number): Promise<void>;
+  /**
+   * Keeps the row for the past or cancelled bookings that refer to it, marked deleted and
+   * disconnected, so that nothing can book it any more.
+   */
+  retire(trx: Db, id: number, at: string): Promise<void>;
+}
+
+/** True when a statement failed because a row is still referenced (or references a missing row). */
+function isForeignKeyViolation(error: unknown): boolean {
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  return code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
+}
+
+async function deleteOnce(db: Db, removal: Removal, id: number): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    if (!(await removal.exists(trx, id))) return false;
+    const at = nowIso();
+    const { upcoming } = await trx
+      .selectFrom('bookings')
+      .select((eb) => eb.fn.countAll<number>().as('upcoming'))
+      .where(removal.column, '=', id)
+      .where('status', '!=', 'cancelled')
+      .where('end_at', '>', at)
+      .executeTakeFirstOrThrow();
+    if (Number(upcoming) > 0) {
+      throw new AppError(removal.code, `${removal.what} ${id} has ${upcoming} upcoming booking(s); cancel or move them first`, {
+        upcoming_bookings: Number(upcoming),
+      });
+    }
+    const referenced = await trx.selectFrom('bookings').select('id').where(removal.column, '=', id).limit(1).executeTakeFirst();
+    if (referenced) await removal.retire(trx, id, at);
+    else await removal.remove(trx, id);
+    return true;
+  });
+}
+
+/**
+ * Deletes a record unless upcoming bookings that are not cancelled need it (409). Past and
+ * cancelled bookings keep it as their history: then it is retired rather than removed.
+ * Returns false when there is no such record.
+ */
+export async function deleteUnlessBooked(db: Db, removal: Removal, id: number): Promise<boolean> {
+  try {
+    return await deleteOnce(db, removal, id);
+  } catch (error) {
+    // A booking made between the check and the delete trips the foreign key: decide again.
+    if (!isForeignKeyViolation(error)) throw error;
+    return deleteOnce(db, removal, id);
+  }
+}

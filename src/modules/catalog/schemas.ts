@@ -1,0 +1,110 @@
+import { Type } from 'typebox';
+import { DeletedData, envelopeB, listEnvelopeB } from '../../http/envelope.js';
+import { DateParam, SortOrderParam } from '../../http/list-query.js';
+import { pageParams } from '../../http/pagination.js';
+
+export const SERVICE_STATUSES = ['active', 'disabled'] as const;
+export const VISIBILITIES = ['visible', 'hidden'] as const;
+export const SERVICE_INCLUDES = ['category', 'agents', 'locations'] as const;
+export const SERVICE_ORDER_BY = ['id', 'name', 'price', 'duration', 'created_date', 'updated_date'] as const;
+export const SERVICES_PER_PAGE = 10;
+
+const Stamp = Type.String({ description: 'YYYY-MM-DD HH:MM:SS, site timezone' });
+const Money = Type.String({ description: 'decimal with two places, e.g. "45.00"' });
+
+export const Service = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  short_description: Type.String(),
+  description: Type.String(),
+  duration: Type.Integer({ description: 'minutes' }),
+  price_min: Money,
+  price_max: Money,
+  charge_amount: Money,
+  deposit_amount: Money,
+  capacity_min: Type.Integer(),
+  capacity_max: Type.Integer(),
+  order_number: Type.Integer(),
+  selection_image_id: Type.Integer(),
+  status: Type.Enum(SERVICE_STATUSES),
+  visibility: Type.Enum(VISIBILITIES),
+  category_id: Type.Union([Type.Integer(), Type.Null()]),
+  created_at: Stamp,
+  updated_at: Stamp,
+  category: Type.Optional(Type.Union([Type.Object({ id: Type.Integer(), name: Type.String() }), Type.Null()], { description: 'include=category' })),
+  agents: Type.Optional(
+    Type.Array(Type.Object({ id: Type.Integer(), first_name: Type.String(), last_name: Type.String() }), {
+      description: 'include=agents: the agents connected to the service',
+    }),
+  ),
+  locations: Type.Optional(
+    Type.Array(Type.Object({ id: Type.Integer(), name: Type.String(), full_address: Type.String() }), {
+      description: 'include=locations: where an active agent connected to the service works',
+    }),
+  ),
+});
+
+export const ServicePagination = Type.Object({
+  current_page: Type.Integer(),
+  per_page: Type.Integer(),
+  total_items: Type.Integer(),
+  total_pages: Type.Integer(),
+});
+
+const Include = Type.String({ description: `comma-separated: ${SERVICE_INCLUDES.join(', ')}` });
+
+export const ServiceListQuery = Type.Object({
+  ...pageParams(SERVICES_PER_PAGE),
+  search: Type.Optional(Type.String({ description: 'Part of the name, short description or description (case-insensitive)' })),
+  name: Type.Optional(Type.String({ description: 'exact name' })),
+  status: Type.Optional(Type.Enum(SERVICE_STATUSES)),
+  category_id: Type.Optional(Type.Integer({ minimum: 1 })),
+  location_id: Type.Optional(Type.Integer({ minimum: 1, description: 'offered there: an active agent is connected to both' })),
+  agent_id: Type.Optional(Type.Integer({ minimum: 1 })),
+  visibility: Type.Optional(Type.Enum(VISIBILITIES)),
+  price_min: Type.Optional(Type.Number({ minimum: 0, maximum: 10_000_000, description: 'price_min at least this' })),
+  price_max: Type.Optional(Type.Number({ minimum: 0, maximum: 10_000_000, description: 'price_min at most this' })),
+  duration_min: Type.Optional(Type.Integer({ minimum: 0 })),
+  duration_max: Type.Optional(Type.Integer({ minimum: 0 })),
+  created_after: Type.Optional(DateParam('created on or after this date (site timezone)')),
+  created_before: Type.Optional(DateParam('created on or before this date (site timezone)')),
+  updated_after: Type.Optional(DateParam('updated on or after this date (site timezone)')),
+  updated_before: Type.Optional(DateParam('updated on or before this date (site timezone)')),
+  order_by: Type.Optional(Type.Enum(SERVICE_ORDER_BY, { default: 'id' })),
+  order: Type.Optional(SortOrderParam),
+  include: Type.Optional(Include),
+});
+
+export const ServiceReadQuery = Type.Object({ include: Type.Optional(Include) });
+
+const Amount = Type.Union([Type.Number(), Type.String()], { description: 'decimal, at least 0; default 0' });
+
+export const CreateServiceBody = Type.Object({
+  name: Type.String({ description: '1 to 200 characters' }),
+  short_description: Type.Optional(Type.String()),
+  description: Type.Optional(Type.String()),
+  duration: Type.Optional(Type.Integer({ description: 'minutes, 1 to 1440; default 60' })),
+  price_min: Type.Optional(Amount),
+  price_max: Type.Optional(Amount),
+  charge_amount: Type.Optional(Amount),
+  deposit_amount: Type.Optional(Amount),
+  capacity_min: Type.Optional(Type.Integer({ description: 'default 1' })),
+  capacity_max: Type.Optional(Type.Integer({ description: 'default 1; at least capacity_min' })),
+  order_number: Type.Optional(Type.Integer({ description: 'default 0' })),
+  selection_image_id: Type.Optional(Type.Integer({ minimum: 0, description: 'default 0' })),
+  status: Type.Optional(Type.Enum(SERVICE_STATUSES)),
+  visibility: Type.Optional(Type.Enum(VISIBILITIES)),
+  category_id: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
+  agent_ids: Type.Optional(
+    Type.Array(Type.Integer({ minimum: 1 }), {
+      maxItems: 500,
+      description: 'the agents who offer the service (replaces the set; connections kept keep their custom values)',
+    }),
+  ),
+});
+
+export const UpdateServiceBody = Type.Partial(CreateServiceBody);
+
+export const ServiceResponse = envelopeB(Service);
+export const ServiceListResponse = listEnvelopeB(Service, ServicePagination);
+export const ServiceDeletedResponse = envelopeB(DeletedData);

@@ -1,0 +1,213 @@
+import type { Db } from '../../db/database.js';
+import { AppError, notFound } from '../../http/errors.js';
+import { FieldErrors } from '../../http/field-errors.js';
+import { pageOf, type Page, type PageRequest } from '../../http/pagination.js';
+import { formatCents, toCents } from '../../lib/money.js';
+import { localDateTime } from '../../lib/site-time.js';
+import { nowIso } from '../../lib/time.js';
+import { getTimezone } from '../settings/service.js';
+import { assertCategoryExists } from './category-repository.js';
+import { deleteUnlessBooked } from './in-use.js';
+import * as repository from './repository.js';
+import type { ServicesTable } from './table.js';
+
+export type ServiceInclude = 'category' | 'agents' | 'locations';
+
+export interface ServiceInput {
+  name?: string;
+  short_description?: string;
+  description?: string;
+  duration?: number;
+  price_min?: number | string;
+  price_max?: number | string;
+  charge_amount?: number | string;
+  deposit_amount?: number | string;
+  capacity_min?: number;
+  capacity_max?: number;
+  order_number?: number;
+  selection_image_id?: number;
+  status?: ServicesTable['status'];
+  visibility?: ServicesTable['visibility'];
+  category_id?: number | null;
+  agent_ids?: number[];
+}
+
+/** Largest amount accepted: 10 million in the currency, far beyond any appointment. */
+const MAX_CENTS = 1_000_000_000;
+
+export function renderService(row: repository.ServiceRow, timezone: string) {
+  return {
+    id: row.id,
+    name: row.name,
+    short_description: row.short_description,
+    description: row.description,
+    duration: row.duration,
+    price_min: formatCents(row.price_min_cents),
+    price_max: formatCents(row.price_max_cents),
+    charge_amount: formatCents(row.charge_amount_cents),
+    deposit_amount: formatCents(row.deposit_amount_cents),
+    capacity_min: row.capacity_min,
+    capacity_max: row.capacity_max,
+    order_number: row.order_number,
+    selection_image_id: row.selection_image_id,
+    status: row.status,
+    visibility: row.visibility,
+    category_id: row.category_id,
+    created_at: localDateTime(row.created_at, timezone),
+    updated_at: localDateTime(row.updated_at, timezone),
+  };
+}
+
+type RenderedService = ReturnType<typeof renderService> & {
+  category?: { id: number; name: string } | null;
+  agents?: { id: number; first_name: string; last_name: string }[];
+  locations?: { id: number; name: string; full_address: string }[];
+};
+
+function groupBy<T extends { service_id: number }>(rows: readonly T[]): Map<number, Omit<T, 'service_id'>[]> {
+  const groups = new Map<number, Omit<T, 'service_id'>[]>();
+  for (const { service_id, ...rest } of rows) {
+    const group = groups.get(service_id) ?? [];
+    group.push(rest);
+    groups.set(service_id, group);
+  }
+  return groups;
+}
+
+async function present(db: Db, rows: readonly repository.ServiceRow[], include: ReadonlySet<ServiceInclude>): Promise<RenderedService[]> {
+  const ids = rows.map((r) => r.id);
+  const categoryIds = [...new Set(rows.flatMap((r) => (r.category_id === null ? [] : [r.category_id])))];
+  const [timezone, categories, agents, locations] = await Promise.all([
+    getTimezone(db),
+    include.has('category') ? repository.categoriesOf(db, categoryIds) : [],
+    include.has('agents') ? repository.agentsOf(db, ids) : [],
+    include.has('locations') ? repository.locationsOf(db, ids) : [],
+  ]);
+  const categoryById = new Map(categories.map((c) => [c.id, c]));
+  const agentsByService = groupBy(agents);
+  const locationsByService = groupBy(locations);
+  return rows.map((row) => {
+    const rendered: RenderedService = renderService(row, timezone);
+    if (include.has('category')) rendered.category = row.category_id === null ? null : (categoryById.get(row.category_id) ?? null);
+    if (include.has('agents')) rendered.agents = agentsByService.get(row.id) ?? [];
+    if (include.has('locations')) rendered.locations = locationsByService.get(row.id) ?? [];
+    return rendered;
+  });
+}
+
+function amount(field: string, value: number | string | undefined, errors: FieldErrors): number | undefined {
+  if (value === undefined) return undefined;
+  const cents = toCents(value);
+  if (cents === undefined || cents < 0 || cents > MAX_CENTS) {
+    errors.add(field, 'must be a decimal amount from 0 to 10000000');
+    return undefined;
+  }
+  return cents;
+}
+
+/** Field rules beyond the schema's types; `current` is the stored service on update. */
+async function checked(db: Db, input: ServiceInput, current?: repository.ServiceRow) {
+  const errors = new FieldErrors();
+  const name = input.name?.trim();
+  if (name !== undefined && (name.length < 1 || name.length > 200)) errors.add('name', 'must be 1 to 200 characters');
+  if (input.short_description !== undefined && input.short_description.length > 1000) {
+    errors.add('short_description', 'must be at most 1000 characters');
+  }
+  if (input.description !== undefined && input.description.length > 20000) errors.add('description', 'must be at most 20000 characters');
+  if (input.duration !== undefined && (input.duration < 1 || input.duration > 1440)) errors.add('duration', 'must be 1 to 1440 minutes');
+  const capacityMin = input.capacity_min ?? current?.capacity_min ?? 1;
+  const capacityMax = input.capacity_max ?? current?.capacity_max ?? 1;
+  if (capacityMin < 1 || capacityMin > 1000) errors.add('capacity_min', 'must be 1 to 1000');
+  if (capacityMax < 1 || capacityMax > 1000) errors.add('capacity_max', 'must be 1 to 1000');
+  else if (capacityMax < capacityMin) errors.add('capacity_max', `must be at least capacity_min (${capacityMin})`);
+  const changes = {
+    name,
+    short_description: input.short_description,
+    description: input.description,
+    duration: input.duration,
+    price_min_cents: amount('price_min', input.price_min, errors),
+    price_max_cents: amount('price_max', input.price_max, errors),
+    charge_amount_cents: amount('charge_amount', input.charge_amount, errors),
+    deposit_amount_cents: amount('deposit_amount', input.deposit_amount, errors),
+    capacity_min: input.capacity_min,
+    capacity_max: input.capacity_max,
+    order_number: input.order_number,
+    selection_image_id: input.selection_image_id,
+    status: input.status,
+    visibility: input.visibility,
+    category_id: input.category_id,
+  };
+  errors.throwIfAny('The service data is invalid');
+  await assertCategoryExists(db, 'service_categories', input.category_id);
+  const agentIds = input.agent_ids === undefined ? undefined : [...new Set(input.agent_ids)];
+  const missing = await repository.missingAgents(db, agentIds ?? []);
+  if (missing.length > 0) {
+    throw new AppError('invalid_request', `Unknown agent: ${missing.join(', ')}`, { agent_ids: `no agent with id ${missing.join(', ')}` });
+  }
+  return { changes, agentIds };
+}
+
+export async function listServices(
+  db: Db,
+  filter: repository.ServiceFilter,
+  sort: { by: repository.ServiceSort; direction: 'asc' | 'desc' },
+  page: PageRequest,
+  include: ReadonlySet<ServiceInclude>,
+): Promise<{ data: RenderedService[]; page: Page }> {
+  const { rows, total } = await repository.listServices(db, filter, sort, page);
+  return { data: await present(db, rows, include), page: pageOf(page, total) };
+}
+
+export async function getService(db: Db, id: number, include: ReadonlySet<ServiceInclude>): Promise<RenderedService> {
+  const row = await repository.findService(db, id);
+  if (!row) throw notFound('service_not_found', 'Service', id);
+  return (await present(db, [row], include))[0]!;
+}
+
+/** POST /services with the spec's defaults. */
+export async function createService(db: Db, input: ServiceInput & { name: string }): Promise<RenderedService> {
+  const { changes: c, agentIds } = await checked(db, input);
+  const at = nowIso();
+  const row = await db.transaction().execute(async (trx) => {
+    const created = await repository.insertService(trx, {
+      name: c.name ?? input.name,
+      short_description: c.short_description ?? '',
+      description: c.description ?? '',
+      duration: c.duration ?? 60,
+      price_min_cents: c.price_min_cents ?? 0,
+      price_max_cents: c.price_max_cents ?? 0,
+      charge_amount_cents: c.charge_amount_cents ?? 0,
+      deposit_amount_cents: c.deposit_amount_cents ?? 0,
+      capacity_min: c.capacity_min ?? 1,
+      capacity_max: c.capacity_max ?? 1,
+      order_number: c.order_number ?? 0,
+      selection_image_id: c.selection_image_id ?? 0,
+      status: c.status ?? 'active',
+      visibility: c.visibility ?? 'visible',
+      category_id: c.category_id ?? null,
+      created_at: at,
+      updated_at: at,
+    });
+    if (agentIds) await repository.setServiceAgents(trx, created.id, agentIds);
+    return created;
+  });
+  return (await present(db, [row], new Set(agentIds ? ['agents'] : [])))[0]!;
+}
+
+export async function updateService(db: Db, id: number, input: ServiceInput): Promise<RenderedService> {
+  const current = await repository.findService(db, id);
+  if (!current) throw notFound('service_not_found', 'Service', id);
+  const { changes, agentIds } = await checked(db, input, current);
+  const row = await db.transaction().execute(async (trx) => {
+    const updated = await repository.updateService(trx, id, { ...changes, updated_at: nowIso() });
+    if (!updated) throw notFound('service_not_found', 'Service', id);
+    if (agentIds) await repository.setServiceAgents(trx, id, agentIds);
+    return updated;
+  });
+  return (await present(db, [row], new Set(agentIds ? ['agents'] : [])))[0]!;
+}
+
+/** Deletes the record, or retires it when past bookings keep it; 409 while upcoming bookings need it. */
+export async function deleteService(db: Db, id: number): Promise<void> {
+  if (!(await deleteUnlessBooked(db, repository.serviceRemoval, id))) throw notFound('service_not_found', 'Service', id);
+}

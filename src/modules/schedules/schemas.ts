@@ -1,0 +1,51 @@
+import { Type } from 'typebox';
+import { envelopeB } from '../../http/envelope.js';
+
+export const PeriodSchema = Type.Object(
+  {
+    start: Type.String({ description: 'HH:MM, 00:00 to 23:59' }),
+    end: Type.String({ description: 'HH:MM, after start' }),
+  },
+  { additionalProperties: false },
+);
+
+/** What a client sends: weekday names are checked in code so that a wrong one is named in `details`. */
+export const WeeklyInputSchema = Type.Record(Type.String(), Type.Array(PeriodSchema, { maxItems: 48 }), {
+  description: 'Weekday (monday … sunday) → working periods; a weekday left out or empty is a day off',
+});
+
+/** What the service answers: every weekday present, periods sorted. */
+const Day = Type.Array(PeriodSchema);
+export const WeeklySchema = Type.Object({
+  monday: Day,
+  tuesday: Day,
+  wednesday: Day,
+  thursday: Day,
+  friday: Day,
+  saturday: Day,
+  sunday: Day,
+});
+
+const ExceptionInput = Type.Object({
+  date: Type.String({ description: 'YYYY-MM-DD' }),
+  periods: Type.Optional(Type.Array(PeriodSchema, { maxItems: 48, description: 'Replaces the weekday\'s periods; empty or absent: a day off' })),
+});
+
+export const ScheduleBody = Type.Object({
+  weekly: WeeklyInputSchema,
+  exceptions: Type.Optional(Type.Array(ExceptionInput, { maxItems: 1000 })),
+});
+
+const ScheduleData = Type.Object({
+  weekly: WeeklySchema,
+  exceptions: Type.Array(Type.Object({ date: Type.String(), periods: Type.Array(PeriodSchema) })),
+});
+
+export const SiteScheduleResponse = envelopeB(ScheduleData);
+
+export const AgentScheduleResponse = envelopeB(
+  Type.Object({
+    ...ScheduleData.properties,
+    uses_site_schedule: Type.Boolean({ description: 'true: the agent has no hours of its own and works the site schedule shown' }),
+  }),
+);

@@ -1,0 +1,66 @@
+import { Type } from 'typebox';
+import type { App } from '../../app.js';
+import { envelopeB } from '../../http/envelope.js';
+import { FieldErrors } from '../../http/field-errors.js';
+import { AppError } from '../../http/errors.js';
+import { AUTH_ERRORS, errorResponses } from '../../http/schemas.js';
+import { getSettings, parseSetting, setSettings, SETTING_KEYS, type SiteSettings } from './service.js';
+
+const SettingsData = Type.Object({
+  timezone: Type.String({ description: 'IANA zone name of the site' }),
+  slot_interval_minutes: Type.Integer({ description: 'Step between offered slot starts (5 to 720)' }),
+  min_lead_minutes: Type.Integer({ description: 'How far ahead of now a booking must start (0 to 525600)' }),
+});
+
+const SettingsBody = Type.Object(
+  {
+    timezone: Type.Optional(Type.String()),
+    slot_interval_minutes: Type.Optional(Type.Integer()),
+    min_lead_minutes: Type.Optional(Type.Integer()),
+  },
+  { additionalProperties: false },
+);
+
+const SettingsResponse = envelopeB(SettingsData);
+
+export default async function settingsRoutes(app: App): Promise<void> {
+  app.get(
+    '/settings',
+    {
+      config: { permission: 'settings:read' },
+      schema: { summary: 'Site settings', tags: ['settings'], response: { 200: SettingsResponse, ...errorResponses(AUTH_ERRORS) } },
+    },
+    async () => ({ success: true as const, data: await getSettings(app.db) }),
+  );
+
+  app.put(
+    '/settings',
+    {
+      config: { permission: 'settings:write' },
+      schema: {
+        summary: 'Changes site settings; only the fields sent change',
+        tags: ['settings'],
+        body: SettingsBody,
+        response: { 200: SettingsResponse, ...errorResponses([400, 422, ...AUTH_ERRORS]) },
+      },
+    },
+    async (request) => {
+      const errors = new FieldErrors();
+      const changes: Partial<SiteSettings> = {};
+      for (const key of SETTING_KEYS) {
+        const raw = request.body[key];
+        if (raw === undefined) continue;
+        try {
+          Object.assign(changes, { [key]: parseSetting(key, raw) });
+        } catch (error) {
+          if (!(error instanceof AppError)) throw error;
+          const detail = error.details?.[key];
+          errors.add(key, typeof detail === 'string' ? detail : error.message);
+        }
+      }
+      errors.throwIfAny('The settings are invalid');
+      await setSettings(app.db, changes);
+      return { success: true as const, message: 'Settings updated', data: await getSettings(app.db) };
+    },
+  );
+}

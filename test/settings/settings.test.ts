@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { getSettings } from '../../src/modules/settings/service.js';
+import { DIALECTS, useTestApp } from '../helper.js';
+import { caller } from '../catalog/support.js';
+
+describe.each(DIALECTS)('GET/PUT /settings (%s)', (dialect) => {
+  const t = useTestApp(dialect, { SITE_TIMEZONE: 'Europe/Berlin' });
+  const call = caller(t);
+
+  it('answers the site settings of a new database', async () => {
+    const res = await call('GET', '/settings');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ success: true, data: { timezone: 'Europe/Berlin', slot_interval_minutes: 30, min_lead_minutes: 0 } });
+  });
+
+  it('changes only the settings sent', async () => {
+    const res = await call('PUT', '/settings', { slot_interval_minutes: 15 });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({ timezone: 'Europe/Berlin', slot_interval_minutes: 15, min_lead_minutes: 0 });
+    const again = await call('PUT', '/settings', { timezone: 'America/New_York', min_lead_minutes: 120 });
+    expect(again.body.data).toEqual({ timezone: 'America/New_York', slot_interval_minutes: 15, min_lead_minutes: 120 });
+    expect(await getSettings(t.db)).toEqual(again.body.data);
+    expect((await call('GET', '/status')).body.data.timezone).toBe('America/New_York');
+  });
+
+  it('refuses invalid values with 422 naming each and stores none of them', async () => {
+    const before = await getSettings(t.db);
+    const res = await call('PUT', '/settings', { timezone: 'Mars/Olympus', slot_interval_minutes: 1, min_lead_minutes: -5 });
+    expect(res.status).toBe(422);
+    expect(res.body.error.code).toBe('validation_failed');
+    expect(Object.keys(res.body.error.details).sort()).toEqual(['min_lead_minutes', 'slot_interval_minutes', 'timezone']);
+    const partial = await call('PUT', '/settings', { timezone: 'Europe/Paris', slot_interval_minutes: 721 });
+    expect(partial.status).toBe(422);
+    expect(await getSettings(t.db)).toEqual(before);
+  });
+
+  it('refuses wrong types with 400 invalid_request', async () => {
+    const res = await call('PUT', '/settings', { slot_interval_minutes: 'often' });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details).toHaveProperty('slot_interval_minutes');
+  });
+
+  it('needs settings:read and settings:write', async () => {
+    const reader = await t.key({ permissions: ['settings:read'] });
+    expect((await call('GET', '/settings', undefined, reader)).status).toBe(200);
+    expect((await call('PUT', '/settings', { min_lead_minutes: 5 }, reader)).status).toBe(403);
+    expect((await call('GET', '/settings', undefined, await t.key({ permissions: ['services:read'] }))).status).toBe(403);
+  });
+});

@@ -2,6 +2,7 @@ import { Migrator, type Migration, type MigrationProvider, type MigrationResultS
 import type { DatabaseHandle, Dialect } from './database.js';
 import * as foundation from './migrations/0001_foundation.js';
 import * as domain from './migrations/0002_domain.js';
+import * as customerIndexes from './migrations/0004_customer_indexes.js';
 
 type DialectMigration = { up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void> };
 
@@ -9,6 +10,7 @@ type DialectMigration = { up(db: Parameters<Migration['up']>[0], dialect: Dialec
 const MIGRATIONS: Record<string, DialectMigration> = {
   '0001_foundation': foundation,
   '0002_domain': domain,
+  '0004_customer_indexes': customerIndexes,
 };
 
 class InCodeProvider implements MigrationProvider {

@@ -170,6 +170,21 @@ describe.each(DIALECTS)('POST /customers (%s)', (dialect) => {
     }
   });
 
+  it('refuses text with a NUL character, which PostgreSQL cannot store', async () => {
+    const res = await post({ first_name: 'Nul', last_name: 'Char', address: 'a\u0000b', notes: '\u0000' });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().error.details).toEqual({ address: 'must not contain the NUL character', notes: 'must not contain the NUL character' });
+  });
+
+  it('documents the create-only fields in the OpenAPI document', async () => {
+    const doc: Json = (await t.app.inject({ method: 'GET', url: '/booking-api/v1/openapi.json' })).json();
+    const created = doc.paths['/booking-api/v1/customers'].post.responses['201'].content['application/json'].schema.properties.data;
+    for (const field of ['customer_code', 'avatar_url', 'user_id', 'welcome_email_sent']) {
+      expect(created.required).toContain(field);
+      expect(created.properties[field].description, field).toEqual(expect.any(String));
+    }
+  });
+
   it('refuses custom field values that are not scalars', async () => {
     const res = await post({ first_name: 'Cu', last_name: 'Stom', custom_fields: { ok: 'x', nested: { a: 1 } } });
     expect(res.statusCode).toBe(422);
@@ -183,6 +198,8 @@ describe.each(DIALECTS)('POST /customers (%s)', (dialect) => {
       [{ first_name: 'Ann', last_name: 'Lee', status: 'blocked' }, 'status'],
       [{ first_name: 'Ann', last_name: 'Lee', host_user_id: 'abc' }, 'host_user_id'],
       [{ first_name: 'Ann', last_name: 'Lee', custom_fields: 'x' }, 'custom_fields'],
+      [{ first_name: 'Ann', last_name: 'Lee', host_user_id: 2_147_483_648 }, 'host_user_id'],
+      [{ first_name: 'Ann', last_name: 'Lee', preferred_agent_id: 2_147_483_648 }, 'preferred_agent_id'],
     ];
     for (const [payload, field] of cases) {
       const res = await post(payload);

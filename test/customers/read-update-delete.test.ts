@@ -61,9 +61,12 @@ describe.each(DIALECTS)('GET, PUT, DELETE /customers/{id} (%s)', (dialect) => {
       const missing = await call('GET', '/987654');
       expect(missing.statusCode).toBe(404);
       expect(missing.json()).toEqual({ status: 'error', error: { code: 'customer_not_found', message: 'Customer 987654 was not found' } });
-      const malformed = await call('GET', '/abc');
-      expect(malformed.statusCode).toBe(400);
-      expect(malformed.json().error).toMatchObject({ code: 'invalid_request', details: { id: expect.any(String) } });
+      for (const path of ['/abc', '/0', '/2147483648']) {
+        const malformed = await call('GET', path);
+        expect(malformed.statusCode, path).toBe(400);
+        expect(malformed.json().error).toMatchObject({ code: 'invalid_request', details: { id: expect.any(String) } });
+      }
+      expect((await call('GET', '/2147483647')).statusCode).toBe(404);
     });
   });
 
@@ -166,6 +169,10 @@ describe.each(DIALECTS)('GET, PUT, DELETE /customers/{id} (%s)', (dialect) => {
       expect(missing.json()).toEqual({ code: 'customer_not_found', message: 'Customer 987654 was not found', data: { status: 404 } });
 
       const id = await insertCustomer(t.db);
+      const hugeId = await call('PUT', '/2147483648', { first_name: 'Nobody' });
+      expect(hugeId.statusCode).toBe(400);
+      expect(hugeId.json()).toMatchObject({ code: 'invalid_request', data: { status: 400, details: { id: expect.any(String) } } });
+
       const badStatus = await call('PUT', `/${id}`, { status: 'pending' });
       expect(badStatus.statusCode).toBe(400);
       expect(badStatus.json()).toMatchObject({ code: 'invalid_request', data: { status: 400, details: { status: expect.any(String) } } });
@@ -224,6 +231,7 @@ describe.each(DIALECTS)('GET, PUT, DELETE /customers/{id} (%s)', (dialect) => {
       const missing = await call('DELETE', '/987654');
       expect(missing.statusCode).toBe(404);
       expect(missing.json().error.code).toBe('customer_not_found');
+      expect((await call('DELETE', '/2147483648')).json().error.code).toBe('invalid_request');
       const id = await insertCustomer(t.db);
       const forbidden = await call('DELETE', `/${id}`, undefined, await t.key({ permissions: ['customers:read', 'customers:update'] }));
       expect(forbidden.statusCode).toBe(403);

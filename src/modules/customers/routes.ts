@@ -1,7 +1,8 @@
 import type { App } from '../../app.js';
-import { AUTH_ERRORS, errorResponses, IdParams } from '../../http/schemas.js';
+import { AUTH_ERRORS, errorResponses } from '../../http/schemas.js';
 import {
   CreateCustomerBody,
+  CustomerIdParams,
   CustomerCreatedResponse,
   CustomerDeletedResponse,
   CustomerListQuery,
@@ -74,7 +75,7 @@ export default async function customerRoutes(app: App): Promise<void> {
         summary: 'Read a customer',
         description: 'Envelope B.',
         tags,
-        params: IdParams,
+        params: CustomerIdParams,
         querystring: CustomerReadQuery,
         response: { 200: CustomerReadResponse, ...errorResponses([400, 404, ...AUTH_ERRORS]) },
       },
@@ -95,7 +96,7 @@ export default async function customerRoutes(app: App): Promise<void> {
           'Only supplied fields change; custom_fields are merged (null or "" removes a key). Errors use style 3: ' +
           '404 customer_not_found, 400 customer_update_failed (field rules, an email of another customer).',
         tags,
-        params: IdParams,
+        params: CustomerIdParams,
         body: UpdateCustomerBody,
         response: { 200: CustomerUpdatedResponse, ...errorResponses([400, 404, ...AUTH_ERRORS], 3) },
       },
@@ -114,7 +115,7 @@ export default async function customerRoutes(app: App): Promise<void> {
         summary: 'Delete a customer without bookings',
         description: 'Envelope B. 409 customer_has_bookings while any booking, order or payment refers to the customer.',
         tags,
-        params: IdParams,
+        params: CustomerIdParams,
         response: { 200: CustomerDeletedResponse, ...errorResponses([400, 404, 409, ...AUTH_ERRORS]) },
       },
     },

@@ -8,6 +8,17 @@ export const GENDERS = ['male', 'female', 'other', 'prefer_not_to_say'] as const
 export const INCLUDES = ['bookings', 'stats', 'custom_fields', 'notes', 'avatar'] as const;
 export type Include = (typeof INCLUDES)[number];
 
+/**
+ * Ids and other integers are PostgreSQL `integer` columns: anything larger is refused by the schema
+ * (400) rather than reaching the database as an out-of-range value.
+ */
+const INT4_MAX = 2_147_483_647;
+const Id = (options: { description?: string } = {}) => Type.Integer({ minimum: 1, maximum: INT4_MAX, ...options });
+/** Text without NUL, which PostgreSQL text cannot hold. */
+const NO_NUL = '^[^\\u0000]*$';
+
+export const CustomerIdParams = Type.Object({ id: Id() });
+
 /** The most recent bookings a customer carries with include=bookings; GET /bookings?customer_id= pages through all. */
 export const BOOKINGS_PER_CUSTOMER = 50;
 
@@ -35,7 +46,7 @@ export const DATE_PREFIX_PATTERN =
   '^\\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\\d|3[01])([ T]([01]\\d|2[0-3])(:[0-5]\\d(:[0-5]\\d)?)?)?)?)?$';
 
 const partialText = (what: string) =>
-  Type.Optional(Type.String({ maxLength: 100, description: `Case-insensitive partial match on ${what}; empty is ignored` }));
+  Type.Optional(Type.String({ maxLength: 100, pattern: NO_NUL, description: `Case-insensitive partial match on ${what}; empty is ignored` }));
 const datePrefix = (what: string) =>
   Type.Optional(
     Type.String({
@@ -46,6 +57,8 @@ const datePrefix = (what: string) =>
 
 export const CustomerListQuery = Type.Object({
   ...pageParams(20, 100),
+  // Bounded so that the offset stays an exact integer on both engines.
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: INT4_MAX, default: 1 })),
   status: Type.Optional(Type.Enum(CUSTOMER_STATUSES)),
   created_after: Type.Optional(
     Type.String({ format: 'date', description: 'YYYY-MM-DD: created on or after this day (site timezone)' }),
@@ -59,7 +72,7 @@ export const CustomerListQuery = Type.Object({
   email: partialText('the email'),
   phone: partialText('the phone'),
   is_guest: Type.Optional(Type.Boolean()),
-  host_user_id: Type.Optional(Type.Integer({ minimum: 1, description: 'Exact match' })),
+  host_user_id: Type.Optional(Id({ description: 'Exact match' })),
   created_at: datePrefix('created_at'),
   updated_at: datePrefix('updated_at'),
   search: partialText('the full name, email or phone'),
@@ -106,9 +119,9 @@ export const CreateCustomerBody = Type.Object({
   custom_fields: Type.Optional(CustomFieldsInput),
   notes: Type.Optional(nullable(Type.String({ description: 'At most 1000 characters' }))),
   is_guest: Type.Optional(Type.Boolean({ default: false })),
-  host_user_id: Type.Optional(nullable(Type.Integer({ minimum: 1 }))),
-  preferred_agent_id: Type.Optional(nullable(Type.Integer({ minimum: 1, description: 'An active agent' }))),
-  preferred_location_id: Type.Optional(nullable(Type.Integer({ minimum: 1, description: 'An active location' }))),
+  host_user_id: Type.Optional(nullable(Id())),
+  preferred_agent_id: Type.Optional(nullable(Id({ description: 'An active agent' }))),
+  preferred_location_id: Type.Optional(nullable(Id({ description: 'An active location' }))),
 });
 export type CreateCustomerBody = Static<typeof CreateCustomerBody>;
 
@@ -128,7 +141,7 @@ export const UpdateCustomerBody = Type.Object(
     zipcode: Type.Optional(nullable(Type.String({ description: 'At most 20 characters' }))),
     country: Type.Optional(nullable(Type.String({ description: 'ISO 3166-1 alpha-2 code (any case; stored upper case)' }))),
     notes: Type.Optional(nullable(Type.String({ description: 'Internal; at most 1000 characters' }))),
-    avatar_image_id: Type.Optional(nullable(Type.Integer({ minimum: 1 }))),
+    avatar_image_id: Type.Optional(nullable(Id())),
     custom_fields: Type.Optional(
       Type.Record(Type.String(), Type.Unknown(), {
         description: 'Merged into the existing fields; a key set to null or "" is removed',

@@ -175,6 +175,10 @@ describe.each(DIALECTS)('GET /customers (%s)', (dialect) => {
     ['search=', ['Alice', 'Bob', 'Carla', 'Dora', 'Émile']],
     ['status=active&has_bookings=true', ['Alice']],
     ['created_at=2025-05&created_after=2025-05-21', []],
+    ['created_before=9999-12-31', ['Alice', 'Bob', 'Carla', 'Dora', 'Émile']],
+    ['created_after=0000-01-01', ['Alice', 'Bob', 'Carla', 'Dora', 'Émile']],
+    ['created_after=9999-12-31', []],
+    ['created_before=0000-01-01', []],
   ])('filters %s', async (query, expected) => {
     expect(sorted(await names(query))).toEqual(sorted(expected));
   });

@@ -42,7 +42,7 @@ const LocalDateTime = Type.String({ description: 'YYYY-MM-DD HH:MM:SS in the sit
 const INCLUDE_ALTERNATIVES = INCLUDES.join('|');
 const INCLUDE_PATTERN = `^\\s*((${INCLUDE_ALTERNATIVES})\\s*(,\\s*(${INCLUDE_ALTERNATIVES})\\s*)*)?$`;
 /** YYYY, YYYY-MM, YYYY-MM-DD, then optionally " HH", ":MM", ":SS" (a space or T before the hour). */
-export const DATE_PREFIX_PATTERN =
+const DATE_PREFIX_PATTERN =
   '^\\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\\d|3[01])([ T]([01]\\d|2[0-3])(:[0-5]\\d(:[0-5]\\d)?)?)?)?)?$';
 
 const partialText = (what: string) =>

@@ -83,7 +83,7 @@ function todayIn(timezone: string): string {
 }
 
 /** Gravatar of the email (SHA-256 of the trimmed, lower-cased address); the "mystery person" without one. */
-export function avatarUrl(email: string | null): string {
+function avatarUrl(email: string | null): string {
   const hash = email ? createHash('sha256').update(email.trim().toLowerCase()).digest('hex') : '';
   return `https://www.gravatar.com/avatar/${hash}?d=mp&s=96`;
 }
@@ -168,6 +168,15 @@ interface InstantRange {
 }
 
 /**
+ * A bound as stored instant text. Stored instants have four-digit years; a bound past year 9999
+ * (the day after 9999-12-31) becomes text that sorts after every one of them.
+ */
+function storedBound(dateTime: DateTime): string {
+  const utc = dateTime.toUTC();
+  return utc.year > 9999 ? '9999-99' : utc.toISO()!;
+}
+
+/**
  * A prefix of the displayed date-time (`2026`, `2026-03`, `2026-03-14 09`, …) in the site timezone
  * → the UTC range of instants whose display starts with it, so the filter runs on the index.
  */
@@ -185,12 +194,12 @@ function prefixRange(parameter: string, text: string, timezone: string, bad: Err
     return undefined;
   }
   const unit = second !== undefined ? 'second' : minute !== undefined ? 'minute' : hour !== undefined ? 'hour' : day !== undefined ? 'day' : month !== undefined ? 'month' : 'year';
-  return { from: start.toUTC().toISO(), until: start.plus({ [unit]: 1 }).toUTC().toISO() };
+  return { from: storedBound(start), until: storedBound(start.plus({ [unit]: 1 })) };
 }
 
 /** Start of the local day `date` (YYYY-MM-DD, schema-checked), as a stored UTC instant. */
 function dayStart(date: string, timezone: string, plusDays = 0): string {
-  return DateTime.fromISO(date, { zone: timezone }).startOf('day').plus({ days: plusDays }).toUTC().toISO()!;
+  return storedBound(DateTime.fromISO(date, { zone: timezone }).startOf('day').plus({ days: plusDays }));
 }
 
 function listFilters(query: CustomerListQuery, timezone: string): CustomerFilters {

@@ -130,6 +130,18 @@ describe.each(DIALECTS)('GET, PUT, DELETE /customers/{id} (%s)', (dialect) => {
       expect((await stored(id)).first_name).not.toBe('Changed');
     });
 
+    it('gives a contested email to exactly one of concurrent updates', async () => {
+      const email = `contested.${dialect}@example.test`;
+      const ids = [await insertCustomer(t.db), await insertCustomer(t.db), await insertCustomer(t.db), await insertCustomer(t.db)];
+      const key = await t.key();
+      const responses = await Promise.all(ids.map((id, i) => call('PUT', `/${id}`, { email: i % 2 ? email : email.toUpperCase() }, key)));
+      expect(responses.map((r) => r.statusCode).sort()).toEqual([200, 400, 400, 400]);
+      for (const r of responses.filter((r) => r.statusCode === 400)) expect(r.json()).toMatchObject({ code: 'customer_update_failed', data: { status: 400 } });
+      const holders = await t.db.selectFrom('customers').select('id').where('email_lower', '=', email).execute();
+      expect(holders).toHaveLength(1);
+      expect(responses[ids.indexOf(holders[0]!.id)]!.statusCode).toBe(200);
+    });
+
     it('refuses a country that is not an ISO 3166-1 alpha-2 code', async () => {
       const id = await insertCustomer(t.db);
       for (const country of ['XX', 'Germany', 'DEU', 'UK']) {

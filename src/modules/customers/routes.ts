@@ -120,7 +120,7 @@ export default async function customerRoutes(app: App): Promise<void> {
       },
     },
     async (request) => {
-      await deleteCustomer(app.db, request.params.id);
+      await deleteCustomer(app, request.params.id);
       return { success: true as const, message: 'Customer deleted', data: { id: request.params.id, deleted: true as const } };
     },
   );

@@ -12,7 +12,7 @@ import { randomCode } from '../orders/create.js';
 import { getTimezone } from '../settings/service.js';
 import * as repository from './repository.js';
 import type { CustomerBookingRow, CustomerFilters, CustomerRow } from './repository.js';
-import { cleanCustomerInput, mergeCustomFields } from './rules.js';
+import { cleanCustomerInput, mergeCustomFields, type CleanedInput } from './rules.js';
 import {
   BOOKINGS_PER_CUSTOMER,
   INCLUDES,
@@ -66,10 +66,13 @@ export interface CustomerView {
 export type CustomerDetailView = CustomerView & Required<Pick<CustomerView, 'custom_fields' | 'notes' | 'avatar_url'>>;
 
 /** A database handle with its dialect, for writes that take locks. */
-export interface Database {
+export interface DbWithDialect {
   db: Db;
   dialect: Dialect;
 }
+
+/** Update and delete of one customer serialise on this key. */
+const customerLock = (id: number): string => `customer:${id}`;
 
 // --- Presentation -------------------------------------------------------------------------------
 
@@ -392,48 +395,42 @@ function updateFailed(message: string, details: ErrorDetails): AppError {
   return new AppError('customer_update_failed', message, details);
 }
 
+const emailOfAnother = () =>
+  updateFailed('Customer update failed: the email belongs to another customer', { email: 'is already used by another customer' });
+
+/** Under the customer's lock: check, merge custom_fields into the current ones, write. */
+async function applyUpdate(trx: Db, id: number, { columns, customFields, errors }: CleanedInput): Promise<CustomerRow> {
+  const current = await repository.findCustomer(trx, id);
+  if (!current) throw notFound('customer_not_found', 'Customer', id);
+  if (Object.keys(errors).length > 0) {
+    throw updateFailed(`Customer update failed: invalid ${Object.keys(errors).join(', ')}`, errors);
+  }
+  if (columns.email_lower && (await repository.findIdByEmail(trx, columns.email_lower, id)) !== undefined) throw emailOfAnother();
+  const merged = customFields && mergeCustomFields(parseCustomFields(current.custom_fields), customFields);
+  if (Object.keys(columns).length === 0 && merged === undefined) return current;
+  const updated = await repository.updateCustomer(trx, id, {
+    ...columns,
+    ...(merged === undefined ? {} : { custom_fields: JSON.stringify(merged) }),
+    updated_at: nowIso(),
+  });
+  if (!updated) throw notFound('customer_not_found', 'Customer', id);
+  return updated;
+}
+
 /**
- * Changes only the supplied fields. Read, merge (custom_fields) and write hold the customer's lock,
- * so two concurrent updates never lose each other's custom fields.
+ * Changes only the supplied fields. Read, merge and write hold the customer's lock, so concurrent
+ * updates never lose each other's custom fields; the unique email key settles an email race.
  */
-export async function updateCustomer(database: Database, id: number, body: UpdateCustomerBody): Promise<UpdatedCustomer> {
-  const { db } = database;
-  const timezone = await getTimezone(db);
-  const { columns, customFields, errors } = cleanCustomerInput(body, { isoCountry: true, today: todayIn(timezone) });
-
-  const row = await (async () => {
-    try {
-      return await lockedTransaction(database, [`customer:${id}`], async (trx) => {
-        const current = await repository.findCustomer(trx, id);
-        if (!current) throw notFound('customer_not_found', 'Customer', id);
-        if (Object.keys(errors).length > 0) {
-          throw updateFailed(`Customer update failed: invalid ${Object.keys(errors).join(', ')}`, errors);
-        }
-        if (columns.email_lower && (await repository.findIdByEmail(trx, columns.email_lower, id)) !== undefined) {
-          throw updateFailed('Customer update failed: the email belongs to another customer', {
-            email: 'is already used by another customer',
-          });
-        }
-        const changes = { ...columns };
-        const merged = customFields && mergeCustomFields(parseCustomFields(current.custom_fields), customFields);
-        if (Object.keys(changes).length === 0 && merged === undefined) return current;
-        return repository.updateCustomer(trx, id, {
-          ...changes,
-          ...(merged === undefined ? {} : { custom_fields: JSON.stringify(merged) }),
-          updated_at: nowIso(),
-        });
-      });
-    } catch (error) {
-      if (isUniqueViolation(error, 'customers', 'email_lower')) {
-        throw updateFailed('Customer update failed: the email belongs to another customer', {
-          email: 'is already used by another customer',
-        });
-      }
-      throw error;
-    }
-  })();
-  if (!row) throw notFound('customer_not_found', 'Customer', id);
-
+export async function updateCustomer(database: DbWithDialect, id: number, body: UpdateCustomerBody): Promise<UpdatedCustomer> {
+  const timezone = await getTimezone(database.db);
+  const input = cleanCustomerInput(body, { isoCountry: true, today: todayIn(timezone) });
+  let row: CustomerRow;
+  try {
+    row = await lockedTransaction(database, [customerLock(id)], (trx) => applyUpdate(trx, id, input));
+  } catch (error) {
+    if (isUniqueViolation(error, 'customers', 'email_lower')) throw emailOfAnother();
+    throw error;
+  }
   return {
     id: row.id,
     first_name: row.first_name,
@@ -455,9 +452,9 @@ function hasBookings(id: number): AppError {
  * Deletes a customer without bookings. The foreign keys are the final judge: a booking created
  * between the check and the delete makes the delete fail, and that ends as customer_has_bookings too.
  */
-export async function deleteCustomer(db: Db, id: number): Promise<void> {
+export async function deleteCustomer(database: DbWithDialect, id: number): Promise<void> {
   try {
-    await db.transaction().execute(async (trx) => {
+    await lockedTransaction(database, [customerLock(id)], async (trx) => {
       if (!(await repository.findCustomer(trx, id))) throw notFound('customer_not_found', 'Customer', id);
       if (await repository.hasHistory(trx, id)) throw hasBookings(id);
       await repository.deleteCustomer(trx, id);

@@ -218,11 +218,9 @@ export function findCustomer(db: Db, id: number): Promise<CustomerRow | undefine
   return db.selectFrom('customers').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** The id of the customer holding this (lower-cased) email, other than `exceptId`. */
-export async function findIdByEmail(db: Db, emailLower: string, exceptId?: number): Promise<number | undefined> {
-  let query = db.selectFrom('customers').select('id').where('email_lower', '=', emailLower);
-  if (exceptId !== undefined) query = query.where('id', '<>', exceptId);
-  return (await query.executeTakeFirst())?.id;
+/** The id of the customer holding this (lower-cased) email. */
+export async function findIdByEmail(db: Db, emailLower: string): Promise<number | undefined> {
+  return (await db.selectFrom('customers').select('id').where('email_lower', '=', emailLower).executeTakeFirst())?.id;
 }
 
 export async function insertCustomer(db: Db, row: Insertable<CustomersTable>): Promise<CustomerRow> {

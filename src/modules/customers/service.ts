@@ -304,8 +304,8 @@ async function referenceProblems(db: Db, agentId: number | null | undefined, loc
 
 /**
  * Inserts the customer and, when it has an email, its welcome mail in one transaction. The unique
- * email key is the final judge: a concurrent create of the same email ends here as
- * email_already_exists, with nothing of this attempt left behind.
+ * email key is the one judge of a taken email, so a concurrent create of the same email ends here
+ * as email_already_exists like any other, with nothing of this attempt left behind.
  */
 export async function persistNewCustomer(db: Db, row: Parameters<typeof repository.insertCustomer>[1]): Promise<CustomerRow> {
   try {
@@ -340,10 +340,6 @@ export async function createCustomer(db: Db, body: CreateCustomerBody): Promise<
   const { columns, customFields, errors } = cleanCustomerInput(body, { isoCountry: false, today: todayIn(timezone) });
   if (Object.keys(errors).length > 0) {
     throw new AppError('validation_failed', `Invalid customer data: ${Object.keys(errors).join(', ')}`, errors);
-  }
-  if (columns.email && columns.email_lower) {
-    const existing = await repository.findIdByEmail(db, columns.email_lower);
-    if (existing !== undefined) throw emailTaken(columns.email, existing);
   }
   const problems = await referenceProblems(db, columns.preferred_agent_id, columns.preferred_location_id);
   if (Object.keys(problems).length > 0) {
@@ -398,14 +394,13 @@ function updateFailed(message: string, details: ErrorDetails): AppError {
 const emailOfAnother = () =>
   updateFailed('Customer update failed: the email belongs to another customer', { email: 'is already used by another customer' });
 
-/** Under the customer's lock: check, merge custom_fields into the current ones, write. */
+/** Under the customer's lock: merge custom_fields into the current ones and write. */
 async function applyUpdate(trx: Db, id: number, { columns, customFields, errors }: CleanedInput): Promise<CustomerRow> {
   const current = await repository.findCustomer(trx, id);
   if (!current) throw notFound('customer_not_found', 'Customer', id);
   if (Object.keys(errors).length > 0) {
     throw updateFailed(`Customer update failed: invalid ${Object.keys(errors).join(', ')}`, errors);
   }
-  if (columns.email_lower && (await repository.findIdByEmail(trx, columns.email_lower, id)) !== undefined) throw emailOfAnother();
   const merged = customFields && mergeCustomFields(parseCustomFields(current.custom_fields), customFields);
   if (Object.keys(columns).length === 0 && merged === undefined) return current;
   const updated = await repository.updateCustomer(trx, id, {
@@ -419,7 +414,7 @@ async function applyUpdate(trx: Db, id: number, { columns, customFields, errors 
 
 /**
  * Changes only the supplied fields. Read, merge and write hold the customer's lock, so concurrent
- * updates never lose each other's custom fields; the unique email key settles an email race.
+ * updates never lose each other's custom fields; the unique email key judges a taken email.
  */
 export async function updateCustomer(database: DbWithDialect, id: number, body: UpdateCustomerBody): Promise<UpdatedCustomer> {
   const timezone = await getTimezone(database.db);

@@ -67,6 +67,9 @@ describe.each(DIALECTS)('GET, PUT, DELETE /customers/{id} (%s)', (dialect) => {
         expect(malformed.json().error).toMatchObject({ code: 'invalid_request', details: { id: expect.any(String) } });
       }
       expect((await call('GET', '/2147483647')).statusCode).toBe(404);
+      const badInclude = await call('GET', '/1?include=stats,orders');
+      expect(badInclude.statusCode).toBe(400);
+      expect(badInclude.json().error).toMatchObject({ code: 'invalid_request', details: { include: expect.any(String) } });
     });
   });
 

@@ -231,9 +231,8 @@ export async function updateCustomer(db: Db, id: number, changes: Updateable<Cus
   return db.updateTable('customers').set(changes).where('id', '=', id).returningAll().executeTakeFirst();
 }
 
-export async function deleteCustomer(db: Db, id: number): Promise<boolean> {
-  const result = await db.deleteFrom('customers').where('id', '=', id).executeTakeFirst();
-  return Number(result.numDeletedRows) > 0;
+export async function deleteCustomer(db: Db, id: number): Promise<void> {
+  await db.deleteFrom('customers').where('id', '=', id).execute();
 }
 
 /** Whether any booking, order or payment still refers to the customer. */

@@ -27,6 +27,7 @@ import { initialiseSettings } from './modules/settings/service.js';
 import agentRoutes from './modules/agents/routes.js';
 import catalogRoutes from './modules/catalog/routes.js';
 import couponRoutes from './modules/coupons/routes.js';
+import customerRoutes from './modules/customers/routes.js';
 import locationRoutes from './modules/locations/routes.js';
 import orderRoutes from './modules/orders/routes.js';
 import paymentRoutes from './modules/payments/routes.js';
@@ -42,6 +43,7 @@ const MODULE_ROUTES: ((app: App) => Promise<void>)[] = [
   locationRoutes,
   scheduleRoutes,
   settingsRoutes,
+  customerRoutes,
   orderRoutes,
   couponRoutes,
   paymentRoutes,

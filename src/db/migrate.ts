@@ -3,6 +3,7 @@ import type { DatabaseHandle, Dialect } from './database.js';
 import * as foundation from './migrations/0001_foundation.js';
 import * as domain from './migrations/0002_domain.js';
 import * as catalog from './migrations/0003_catalog.js';
+import * as customerIndexes from './migrations/0004_customer_indexes.js';
 import * as ordersIndexes from './migrations/0006_orders_indexes.js';
 import * as adminSessions from './migrations/0007_admin_sessions.js';
 import * as idempotency from './migrations/0008_idempotency.js';
@@ -14,6 +15,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0001_foundation': foundation,
   '0002_domain': domain,
   '0003_catalog': catalog,
+  '0004_customer_indexes': customerIndexes,
   '0006_orders_indexes': ordersIndexes,
   '0007_admin_sessions': adminSessions,
   '0008_idempotency': idempotency,

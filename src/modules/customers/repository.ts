@@ -1,0 +1,256 @@
+import { sql, type Expression, type Insertable, type Selectable, type SqlBool, type Updateable } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type { BookingStatus } from '../bookings/table.js';
+import type { CustomersTable } from './table.js';
+
+export type CustomerRow = Selectable<CustomersTable>;
+
+/** The list's filters, already parsed: instants are UTC ISO text bounds, texts are raw user input. */
+export interface CustomerFilters {
+  status?: string;
+  createdFrom?: string;
+  createdUntil?: string;
+  updatedFrom?: string;
+  updatedUntil?: string;
+  hasBookings?: boolean;
+  isGuest?: boolean;
+  hostUserId?: number;
+  firstName?: string;
+  lastName?: string;
+  email?: string;
+  phone?: string;
+  search?: string;
+}
+
+export interface CustomerOrder {
+  column: 'id' | 'created_at';
+  direction: 'asc' | 'desc';
+}
+
+export interface BookingStats {
+  total_bookings: number;
+  completed_bookings: number;
+  cancelled_bookings: number;
+  no_show_bookings: number;
+  last_booking_date: string | null;
+  next_booking_date: string | null;
+}
+
+export interface CustomerBookingRow {
+  id: number;
+  customer_id: number;
+  booking_code: string;
+  status: string;
+  start_date: string;
+  start_time: string;
+  end_time: string;
+  service_id: number;
+  agent_id: number;
+}
+
+/** `%text%` for LIKE, with the pattern characters of the input taken literally. */
+function containsPattern(text: string): string {
+  return `%${text.toLowerCase().replace(/[\\%_]/g, '\\$&')}%`;
+}
+
+/** Case-insensitive substring match; SQLite has no default LIKE escape, so it is named. */
+function contains(column: Expression<unknown>, text: string): Expression<SqlBool> {
+  return sql<SqlBool>`lower(${column}) like ${containsPattern(text)} escape '\\'`;
+}
+
+const FULL_NAME = sql<string>`customers.first_name || ' ' || customers.last_name`;
+
+function filtered(db: Db, f: CustomerFilters) {
+  let query = db.selectFrom('customers');
+  if (f.status !== undefined) query = query.where('customers.status', '=', f.status);
+  if (f.createdFrom !== undefined) query = query.where('customers.created_at', '>=', f.createdFrom);
+  if (f.createdUntil !== undefined) query = query.where('customers.created_at', '<', f.createdUntil);
+  if (f.updatedFrom !== undefined) query = query.where('customers.updated_at', '>=', f.updatedFrom);
+  if (f.updatedUntil !== undefined) query = query.where('customers.updated_at', '<', f.updatedUntil);
+  if (f.isGuest !== undefined) query = query.where('customers.is_guest', '=', f.isGuest ? 1 : 0);
+  if (f.hostUserId !== undefined) query = query.where('customers.host_user_id', '=', f.hostUserId);
+  if (f.firstName) query = query.where(contains(sql.ref('customers.first_name'), f.firstName));
+  if (f.lastName) query = query.where(contains(sql.ref('customers.last_name'), f.lastName));
+  if (f.email) query = query.where(contains(sql.ref('customers.email_lower'), f.email));
+  if (f.phone) query = query.where(contains(sql.ref('customers.phone'), f.phone));
+  if (f.search) {
+    const text = f.search;
+    query = query.where((eb) =>
+      eb.or([
+        contains(FULL_NAME, text),
+        contains(sql.ref('customers.email_lower'), text),
+        contains(sql.ref('customers.phone'), text),
+      ]),
+    );
+  }
+  if (f.hasBookings !== undefined) {
+    const wanted = f.hasBookings;
+    query = query.where((eb) => {
+      const any = eb.exists(eb.selectFrom('bookings').select('bookings.id').whereRef('bookings.customer_id', '=', 'customers.id'));
+      return wanted ? any : eb.not(any);
+    });
+  }
+  return query;
+}
+
+export async function countCustomers(db: Db, filters: CustomerFilters): Promise<number> {
+  const row = await filtered(db, filters)
+    .select((eb) => eb.fn.countAll<number>().as('total'))
+    .executeTakeFirstOrThrow();
+  return Number(row.total);
+}
+
+/** One page, ordered with id as the tie-breaker so that pages never overlap. */
+export function pageQuery(db: Db, filters: CustomerFilters, order: CustomerOrder, limit: number, offset: number) {
+  let query = filtered(db, filters).selectAll('customers');
+  if (order.column === 'created_at') query = query.orderBy('customers.created_at', order.direction);
+  return query.orderBy('customers.id', order.direction).limit(limit).offset(offset);
+}
+
+/** Per customer: booking counts by status and the last/next start dates around `today` (YYYY-MM-DD). */
+export function bookingStatsQuery(db: Db, customerIds: readonly number[], today: string) {
+  return db
+    .selectFrom('bookings')
+    .where('bookings.customer_id', 'in', customerIds)
+    .groupBy('bookings.customer_id')
+    .select((eb) => {
+      const countWhen = (status: BookingStatus) => eb.fn.sum<number>(eb.case().when('bookings.status', '=', status).then(1).else(0).end());
+      const kept = eb('bookings.status', '<>', 'cancelled');
+      return [
+        'bookings.customer_id',
+        eb.fn.countAll<number>().as('total_bookings'),
+        countWhen('completed').as('completed_bookings'),
+        countWhen('cancelled').as('cancelled_bookings'),
+        countWhen('no_show').as('no_show_bookings'),
+        eb.fn
+          .max<string | null>(eb.case().when(eb.and([kept, eb('bookings.start_date', '<', today)])).then(eb.ref('bookings.start_date')).end())
+          .as('last_booking_date'),
+        eb.fn
+          .min<string | null>(eb.case().when(eb.and([kept, eb('bookings.start_date', '>=', today)])).then(eb.ref('bookings.start_date')).end())
+          .as('next_booking_date'),
+      ];
+    });
+}
+
+/** Customers without bookings are absent from the map. */
+export async function bookingStats(db: Db, customerIds: readonly number[], today: string): Promise<Map<number, BookingStats>> {
+  if (customerIds.length === 0) return new Map();
+  const rows = await bookingStatsQuery(db, customerIds, today).execute();
+  // SUM's result type differs between engines and drivers; Number() makes each a plain count.
+  return new Map(
+    rows.map((r) => [
+      r.customer_id,
+      {
+        total_bookings: Number(r.total_bookings),
+        completed_bookings: Number(r.completed_bookings),
+        cancelled_bookings: Number(r.cancelled_bookings),
+        no_show_bookings: Number(r.no_show_bookings),
+        last_booking_date: r.last_booking_date,
+        next_booking_date: r.next_booking_date,
+      },
+    ]),
+  );
+}
+
+/** Per customer: the sum of succeeded transactions on the customer's orders, in cents. */
+export function totalSpentQuery(db: Db, customerIds: readonly number[]) {
+  return db
+    .selectFrom('orders')
+    .innerJoin('transactions', 'transactions.order_id', 'orders.id')
+    .where('orders.customer_id', 'in', customerIds)
+    .where('transactions.status', '=', 'succeeded')
+    .groupBy('orders.customer_id')
+    .select((eb) => ['orders.customer_id', eb.fn.sum<number>('transactions.amount_cents').as('spent_cents')]);
+}
+
+export async function totalSpent(db: Db, customerIds: readonly number[]): Promise<Map<number, number>> {
+  if (customerIds.length === 0) return new Map();
+  const rows = await totalSpentQuery(db, customerIds).execute();
+  return new Map(rows.map((r) => [r.customer_id, Number(r.spent_cents)]));
+}
+
+/** Each customer's `perCustomer` latest bookings by start, newest first, in one query. */
+export function recentBookingsQuery(db: Db, customerIds: readonly number[], perCustomer: number) {
+  const ranked = db
+    .selectFrom('bookings')
+    .where('bookings.customer_id', 'in', customerIds)
+    .select((eb) => [
+      'bookings.id',
+      'bookings.customer_id',
+      'bookings.booking_code',
+      'bookings.status',
+      'bookings.start_date',
+      'bookings.start_time',
+      'bookings.end_time',
+      'bookings.service_id',
+      'bookings.agent_id',
+      'bookings.start_at',
+      eb.fn
+        .agg<number>('row_number')
+        .over((over) => over.partitionBy('bookings.customer_id').orderBy('bookings.start_at', 'desc').orderBy('bookings.id', 'desc'))
+        .as('rank'),
+    ]);
+  return db
+    .selectFrom(ranked.as('ranked'))
+    .where('ranked.rank', '<=', perCustomer)
+    .select([
+      'ranked.id',
+      'ranked.customer_id',
+      'ranked.booking_code',
+      'ranked.status',
+      'ranked.start_date',
+      'ranked.start_time',
+      'ranked.end_time',
+      'ranked.service_id',
+      'ranked.agent_id',
+    ])
+    .orderBy('ranked.customer_id')
+    .orderBy('ranked.start_at', 'desc')
+    .orderBy('ranked.id', 'desc');
+}
+
+export async function recentBookings(db: Db, customerIds: readonly number[], perCustomer: number): Promise<CustomerBookingRow[]> {
+  if (customerIds.length === 0) return [];
+  return recentBookingsQuery(db, customerIds, perCustomer).execute();
+}
+
+export function findCustomer(db: Db, id: number): Promise<CustomerRow | undefined> {
+  return db.selectFrom('customers').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The id of the customer holding this (lower-cased) email. */
+export async function findIdByEmail(db: Db, emailLower: string): Promise<number | undefined> {
+  return (await db.selectFrom('customers').select('id').where('email_lower', '=', emailLower).executeTakeFirst())?.id;
+}
+
+export async function insertCustomer(db: Db, row: Insertable<CustomersTable>): Promise<CustomerRow> {
+  return db.insertInto('customers').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function updateCustomer(db: Db, id: number, changes: Updateable<CustomersTable>): Promise<CustomerRow | undefined> {
+  return db.updateTable('customers').set(changes).where('id', '=', id).returningAll().executeTakeFirst();
+}
+
+export async function deleteCustomer(db: Db, id: number): Promise<void> {
+  await db.deleteFrom('customers').where('id', '=', id).execute();
+}
+
+/** Whether any booking, order or payment still refers to the customer. */
+export async function hasHistory(db: Db, id: number): Promise<boolean> {
+  const row = await db
+    .selectNoFrom((eb) => [
+      eb.exists(eb.selectFrom('bookings').select('bookings.id').where('bookings.customer_id', '=', id)).as('bookings'),
+      eb.exists(eb.selectFrom('orders').select('orders.id').where('orders.customer_id', '=', id)).as('orders'),
+      eb.exists(eb.selectFrom('transactions').select('transactions.id').where('transactions.customer_id', '=', id)).as('payments'),
+    ])
+    .executeTakeFirstOrThrow();
+  return Boolean(row.bookings) || Boolean(row.orders) || Boolean(row.payments);
+}
+
+export async function agentStatus(db: Db, id: number): Promise<string | undefined> {
+  return (await db.selectFrom('agents').select('status').where('id', '=', id).executeTakeFirst())?.status;
+}
+
+export async function locationStatus(db: Db, id: number): Promise<string | undefined> {
+  return (await db.selectFrom('locations').select('status').where('id', '=', id).executeTakeFirst())?.status;
+}

@@ -1,0 +1,277 @@
+import { Type, type Static, type TSchema } from 'typebox';
+import { pageParams } from '../../http/pagination.js';
+
+export const CUSTOMER_STATUSES = ['active', 'inactive', 'pending', 'pending_verification', 'blocked'] as const;
+export const CREATE_STATUSES = ['active', 'inactive', 'pending'] as const;
+export const UPDATE_STATUSES = ['active', 'inactive', 'pending_verification', 'blocked'] as const;
+export const GENDERS = ['male', 'female', 'other', 'prefer_not_to_say'] as const;
+export const INCLUDES = ['bookings', 'stats', 'custom_fields', 'notes', 'avatar'] as const;
+export type Include = (typeof INCLUDES)[number];
+
+/**
+ * Ids and other integers are PostgreSQL `integer` columns: anything larger is refused by the schema
+ * (400) rather than reaching the database as an out-of-range value.
+ */
+const INT4_MAX = 2_147_483_647;
+const Id = (options: { description?: string } = {}) => Type.Integer({ minimum: 1, maximum: INT4_MAX, ...options });
+/** Text without NUL, which PostgreSQL text cannot hold. */
+const NO_NUL = '^[^\\u0000]*$';
+
+export const CustomerIdParams = Type.Object({ id: Id() });
+
+/** The most recent bookings a customer carries with include=bookings; GET /bookings?customer_id= pages through all. */
+export const BOOKINGS_PER_CUSTOMER = 50;
+
+/**
+ * A request field that may also be null (to clear it). Ajv's `nullable` keeps null as null: the
+ * service's Ajv coerces types, and an anyOf with a string branch would turn null into "".
+ */
+function nullable<T extends TSchema>(schema: T) {
+  return Type.Unsafe<Static<T> | null>({ ...schema, nullable: true });
+}
+function nullableEnum<const V extends readonly string[]>(values: V, description?: string) {
+  return Type.Unsafe<V[number] | null>({ type: 'string', enum: [...values, null], nullable: true, description });
+}
+
+const NullableString = Type.Union([Type.String(), Type.Null()]);
+const NullableInteger = Type.Union([Type.Integer(), Type.Null()]);
+const LocalDateTime = Type.String({ description: 'YYYY-MM-DD HH:MM:SS in the site timezone' });
+
+// --- List query ---------------------------------------------------------------------------------
+
+const INCLUDE_ALTERNATIVES = INCLUDES.join('|');
+const INCLUDE_PATTERN = `^\\s*((${INCLUDE_ALTERNATIVES})\\s*(,\\s*(${INCLUDE_ALTERNATIVES})\\s*)*)?$`;
+/** YYYY, YYYY-MM, YYYY-MM-DD, then optionally " HH", ":MM", ":SS" (a space or T before the hour). */
+const DATE_PREFIX_PATTERN =
+  '^\\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\\d|3[01])([ T]([01]\\d|2[0-3])(:[0-5]\\d(:[0-5]\\d)?)?)?)?)?$';
+
+const partialText = (what: string) =>
+  Type.Optional(Type.String({ maxLength: 100, pattern: NO_NUL, description: `Case-insensitive partial match on ${what}; empty is ignored` }));
+const datePrefix = (what: string) =>
+  Type.Optional(
+    Type.String({
+      pattern: DATE_PREFIX_PATTERN,
+      description: `Matches customers whose ${what} (YYYY-MM-DD HH:MM:SS, site timezone) starts with this text: YYYY, YYYY-MM, YYYY-MM-DD, YYYY-MM-DD HH, … HH:MM or … HH:MM:SS`,
+    }),
+  );
+
+export const CustomerListQuery = Type.Object({
+  ...pageParams(20, 100),
+  // Bounded so that the offset stays an exact integer on both engines.
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: INT4_MAX, default: 1 })),
+  status: Type.Optional(Type.Enum(CUSTOMER_STATUSES)),
+  created_after: Type.Optional(
+    Type.String({ format: 'date', description: 'YYYY-MM-DD: created on or after this day (site timezone)' }),
+  ),
+  created_before: Type.Optional(
+    Type.String({ format: 'date', description: 'YYYY-MM-DD: created on or before this day (site timezone)' }),
+  ),
+  has_bookings: Type.Optional(Type.Boolean({ description: 'true: only customers with a booking; false: only those without' })),
+  first_name: partialText('the first name'),
+  last_name: partialText('the last name'),
+  email: partialText('the email'),
+  phone: partialText('the phone'),
+  is_guest: Type.Optional(Type.Boolean()),
+  host_user_id: Type.Optional(Id({ description: 'Exact match' })),
+  created_at: datePrefix('created_at'),
+  updated_at: datePrefix('updated_at'),
+  search: partialText('the full name, email or phone'),
+  order_by: Type.Optional(Type.Enum(['id', 'created_at'], { default: 'created_at' })),
+  order_direction: Type.Optional(Type.Enum(['asc', 'desc'], { default: 'desc' })),
+  include: Type.Optional(
+    Type.String({
+      pattern: INCLUDE_PATTERN,
+      description: `Comma-separated: ${INCLUDES.join(', ')}. bookings: the customer's ${BOOKINGS_PER_CUSTOMER} latest bookings by start.`,
+    }),
+  ),
+});
+export type CustomerListQuery = Static<typeof CustomerListQuery>;
+
+export const CustomerReadQuery = Type.Object({
+  include: Type.Optional(
+    Type.String({
+      pattern: INCLUDE_PATTERN,
+      description: 'Comma-separated; bookings and stats add those members (custom_fields, notes and avatar are always present)',
+    }),
+  ),
+});
+
+// --- Bodies -------------------------------------------------------------------------------------
+
+const NAME_RULE = '2 to 50 characters: letters of any script, spaces and hyphens';
+const CustomFieldsInput = Type.Record(Type.String(), Type.Unknown(), {
+  description: 'Key-value pairs; values are strings, numbers or booleans',
+});
+
+export const CreateCustomerBody = Type.Object({
+  first_name: Type.String({ description: NAME_RULE }),
+  last_name: Type.String({ description: NAME_RULE }),
+  email: Type.Optional(nullable(Type.String({ description: 'Valid address, at most 100 characters, unique case-insensitively' }))),
+  phone: Type.Optional(nullable(Type.String({ description: '6 to 15 digits, optional leading + and country code; spaces, dots, hyphens, parentheses; at most 20 characters' }))),
+  status: Type.Optional(Type.Enum(CREATE_STATUSES, { default: 'active' })),
+  date_of_birth: Type.Optional(nullable(Type.String({ description: 'YYYY-MM-DD, not in the future' }))),
+  gender: Type.Optional(nullableEnum(GENDERS)),
+  address: Type.Optional(nullable(Type.String({ description: 'At most 255 characters' }))),
+  city: Type.Optional(nullable(Type.String({ description: 'At most 100 characters' }))),
+  state: Type.Optional(nullable(Type.String({ description: 'At most 100 characters' }))),
+  zipcode: Type.Optional(nullable(Type.String({ description: 'At most 20 characters' }))),
+  country: Type.Optional(nullable(Type.String({ description: 'At most 100 characters' }))),
+  custom_fields: Type.Optional(CustomFieldsInput),
+  notes: Type.Optional(nullable(Type.String({ description: 'At most 1000 characters' }))),
+  is_guest: Type.Optional(Type.Boolean({ default: false })),
+  host_user_id: Type.Optional(nullable(Id())),
+  preferred_agent_id: Type.Optional(nullable(Id({ description: 'An active agent' }))),
+  preferred_location_id: Type.Optional(nullable(Id({ description: 'An active location' }))),
+});
+export type CreateCustomerBody = Static<typeof CreateCustomerBody>;
+
+export const UpdateCustomerBody = Type.Object(
+  {
+    first_name: Type.Optional(Type.String({ description: NAME_RULE })),
+    last_name: Type.Optional(Type.String({ description: NAME_RULE })),
+    email: Type.Optional(nullable(Type.String({ description: 'Unique across customers; null or "" removes it' }))),
+    phone: Type.Optional(nullable(Type.String({ description: 'Same rules as on create; null or "" removes it' }))),
+    status: Type.Optional(Type.Enum(UPDATE_STATUSES)),
+    is_guest: Type.Optional(Type.Boolean()),
+    date_of_birth: Type.Optional(nullable(Type.String({ description: 'YYYY-MM-DD, not in the future' }))),
+    gender: Type.Optional(nullableEnum(GENDERS)),
+    address: Type.Optional(nullable(Type.String({ description: 'At most 255 characters' }))),
+    city: Type.Optional(nullable(Type.String({ description: 'At most 100 characters' }))),
+    state: Type.Optional(nullable(Type.String({ description: 'At most 100 characters' }))),
+    zipcode: Type.Optional(nullable(Type.String({ description: 'At most 20 characters' }))),
+    country: Type.Optional(nullable(Type.String({ description: 'ISO 3166-1 alpha-2 code (any case; stored upper case)' }))),
+    notes: Type.Optional(nullable(Type.String({ description: 'Internal; at most 1000 characters' }))),
+    avatar_image_id: Type.Optional(nullable(Id())),
+    custom_fields: Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), {
+        description: 'Merged into the existing fields; a key set to null or "" is removed',
+      }),
+    ),
+  },
+  { description: 'Only the fields supplied change' },
+);
+export type UpdateCustomerBody = Static<typeof UpdateCustomerBody>;
+
+// --- Responses ----------------------------------------------------------------------------------
+
+export const CustomerStats = Type.Object({
+  total_bookings: Type.Integer(),
+  completed_bookings: Type.Integer(),
+  cancelled_bookings: Type.Integer(),
+  no_show_bookings: Type.Integer(),
+  total_spent: Type.String({ description: 'Succeeded payments on the customer\'s orders, e.g. "45.00"' }),
+  last_booking_date: Type.Union([Type.String(), Type.Null()], {
+    description: 'Latest start date before today (site timezone), cancelled bookings excluded',
+  }),
+  next_booking_date: Type.Union([Type.String(), Type.Null()], {
+    description: 'Earliest start date from today on, cancelled bookings excluded',
+  }),
+});
+
+export const CustomerBooking = Type.Object({
+  id: Type.Integer(),
+  booking_code: Type.String(),
+  status: Type.String(),
+  start_date: Type.String(),
+  start_time: Type.String(),
+  end_time: Type.String(),
+  service_id: Type.Integer(),
+  agent_id: Type.Integer(),
+});
+
+const CustomerFields = {
+  id: Type.Integer(),
+  customer_code: Type.String({ description: 'Unique code generated on creation' }),
+  first_name: Type.String(),
+  last_name: Type.String(),
+  email: NullableString,
+  phone: NullableString,
+  status: Type.String(),
+  date_of_birth: NullableString,
+  gender: NullableString,
+  address: NullableString,
+  city: NullableString,
+  state: NullableString,
+  zipcode: NullableString,
+  country: NullableString,
+  is_guest: Type.Boolean(),
+  host_user_id: NullableInteger,
+  avatar_image_id: NullableInteger,
+  preferred_agent_id: NullableInteger,
+  preferred_location_id: NullableInteger,
+  created_at: LocalDateTime,
+  updated_at: LocalDateTime,
+};
+const CustomFields = Type.Record(Type.String(), Type.Unknown());
+const AvatarUrl = Type.String({ description: "Gravatar image of the customer's email; a generic silhouette without one" });
+const Bookings = Type.Array(CustomerBooking, { description: `The ${BOOKINGS_PER_CUSTOMER} latest bookings by start` });
+
+export const CustomerListItem = Type.Object({
+  ...CustomerFields,
+  custom_fields: Type.Optional(CustomFields),
+  notes: Type.Optional(NullableString),
+  avatar_url: Type.Optional(AvatarUrl),
+  stats: Type.Optional(CustomerStats),
+  bookings: Type.Optional(Bookings),
+});
+
+const CustomerDetailFields = {
+  ...CustomerFields,
+  custom_fields: CustomFields,
+  notes: NullableString,
+  avatar_url: AvatarUrl,
+};
+export const CustomerDetail = Type.Object({
+  ...CustomerDetailFields,
+  stats: Type.Optional(CustomerStats),
+  bookings: Type.Optional(Bookings),
+});
+
+export const CustomerListResponse = Type.Object({
+  status: Type.Literal('success'),
+  data: Type.Array(CustomerListItem),
+  meta: Type.Object({
+    current_page: Type.Integer(),
+    per_page: Type.Integer(),
+    total: Type.Integer(),
+    total_pages: Type.Integer(),
+    has_next_page: Type.Boolean(),
+    has_previous_page: Type.Boolean(),
+  }),
+});
+
+export const CustomerReadResponse = Type.Object({ success: Type.Literal(true), data: CustomerDetail });
+
+export const CustomerCreatedResponse = Type.Object({
+  success: Type.Literal(true),
+  message: Type.String(),
+  data: Type.Object({
+    ...CustomerDetailFields,
+    user_id: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'Host-site user created for the customer; always null, as this service creates no host users',
+    }),
+    welcome_email_sent: Type.Boolean({
+      description: 'True when a welcome mail was queued (the customer has an email); delivery follows in the background',
+    }),
+  }),
+});
+
+export const CustomerUpdatedResponse = Type.Object({
+  success: Type.Literal(true),
+  message: Type.String(),
+  data: Type.Object({
+    id: Type.Integer(),
+    first_name: Type.String(),
+    last_name: Type.String(),
+    email: NullableString,
+    phone: NullableString,
+    status: Type.String(),
+    updated_at: LocalDateTime,
+  }),
+});
+
+export const CustomerDeletedResponse = Type.Object({
+  success: Type.Literal(true),
+  message: Type.String(),
+  data: Type.Object({ id: Type.Integer(), deleted: Type.Literal(true) }),
+});

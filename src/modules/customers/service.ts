@@ -1,0 +1,461 @@
+import { createHash } from 'node:crypto';
+import { DateTime } from 'luxon';
+import { isForeignKeyViolation, isUniqueViolation } from '../../db/constraints.js';
+import type { Db, Dialect } from '../../db/database.js';
+import { lockedTransaction } from '../../db/transactions.js';
+import { AppError, notFound, type ErrorDetails } from '../../http/errors.js';
+import { offsetOf, pageOf, type Page } from '../../http/pagination.js';
+import { formatCents } from '../../lib/money.js';
+import { nowIso } from '../../lib/time.js';
+import { enqueueMail } from '../mail/outbox.js';
+import { randomCode } from '../orders/create.js';
+import { getTimezone } from '../settings/service.js';
+import * as repository from './repository.js';
+import type { CustomerBookingRow, CustomerFilters, CustomerRow } from './repository.js';
+import { cleanCustomerInput, mergeCustomFields, type CleanedInput } from './rules.js';
+import {
+  BOOKINGS_PER_CUSTOMER,
+  INCLUDES,
+  type CreateCustomerBody,
+  type CustomerListQuery,
+  type Include,
+  type UpdateCustomerBody,
+} from './schemas.js';
+
+export interface CustomerStats {
+  total_bookings: number;
+  completed_bookings: number;
+  cancelled_bookings: number;
+  no_show_bookings: number;
+  total_spent: string;
+  last_booking_date: string | null;
+  next_booking_date: string | null;
+}
+
+export type CustomerBooking = Omit<CustomerBookingRow, 'customer_id'>;
+
+export interface CustomerView {
+  id: number;
+  customer_code: string;
+  first_name: string;
+  last_name: string;
+  email: string | null;
+  phone: string | null;
+  status: string;
+  date_of_birth: string | null;
+  gender: string | null;
+  address: string | null;
+  city: string | null;
+  state: string | null;
+  zipcode: string | null;
+  country: string | null;
+  is_guest: boolean;
+  host_user_id: number | null;
+  avatar_image_id: number | null;
+  preferred_agent_id: number | null;
+  preferred_location_id: number | null;
+  created_at: string;
+  updated_at: string;
+  custom_fields?: Record<string, unknown>;
+  notes?: string | null;
+  avatar_url?: string;
+  stats?: CustomerStats;
+  bookings?: CustomerBooking[];
+}
+
+export type CustomerDetailView = CustomerView & Required<Pick<CustomerView, 'custom_fields' | 'notes' | 'avatar_url'>>;
+
+/** A database handle with its dialect, for writes that take locks. */
+export interface DbWithDialect {
+  db: Db;
+  dialect: Dialect;
+}
+
+/** Update and delete of one customer serialise on this key. */
+const customerLock = (id: number): string => `customer:${id}`;
+
+// --- Presentation -------------------------------------------------------------------------------
+
+/** Stored UTC instant → `YYYY-MM-DD HH:MM:SS` in the site timezone. */
+function localDateTime(iso: string, timezone: string): string {
+  return DateTime.fromISO(iso, { zone: 'utc' }).setZone(timezone).toFormat('yyyy-MM-dd HH:mm:ss');
+}
+
+function todayIn(timezone: string): string {
+  return DateTime.now().setZone(timezone).toFormat('yyyy-MM-dd');
+}
+
+/** Gravatar of the email (SHA-256 of the trimmed, lower-cased address); the "mystery person" without one. */
+function avatarUrl(email: string | null): string {
+  const hash = email ? createHash('sha256').update(email.trim().toLowerCase()).digest('hex') : '';
+  return `https://www.gravatar.com/avatar/${hash}?d=mp&s=96`;
+}
+
+function parseCustomFields(json: string): Record<string, unknown> {
+  const parsed: unknown = JSON.parse(json);
+  return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+}
+
+function baseView(row: CustomerRow, timezone: string): CustomerView {
+  return {
+    id: row.id,
+    customer_code: row.customer_code,
+    first_name: row.first_name,
+    last_name: row.last_name,
+    email: row.email,
+    phone: row.phone,
+    status: row.status,
+    date_of_birth: row.date_of_birth,
+    gender: row.gender,
+    address: row.address,
+    city: row.city,
+    state: row.state,
+    zipcode: row.zipcode,
+    country: row.country,
+    is_guest: row.is_guest === 1,
+    host_user_id: row.host_user_id,
+    avatar_image_id: row.avatar_image_id,
+    preferred_agent_id: row.preferred_agent_id,
+    preferred_location_id: row.preferred_location_id,
+    created_at: localDateTime(row.created_at, timezone),
+    updated_at: localDateTime(row.updated_at, timezone),
+  };
+}
+
+function detailView(row: CustomerRow, timezone: string): CustomerDetailView {
+  return {
+    ...baseView(row, timezone),
+    custom_fields: parseCustomFields(row.custom_fields),
+    notes: row.notes,
+    avatar_url: avatarUrl(row.email),
+  };
+}
+
+const NO_STATS: Omit<CustomerStats, 'total_spent'> = {
+  total_bookings: 0,
+  completed_bookings: 0,
+  cancelled_bookings: 0,
+  no_show_bookings: 0,
+  last_booking_date: null,
+  next_booking_date: null,
+};
+
+/** Stats and bookings for a whole page of customers: a fixed number of grouped queries, never one per customer. */
+async function attachRelated(db: Db, views: CustomerView[], include: ReadonlySet<Include>, timezone: string): Promise<void> {
+  const ids = views.map((v) => v.id);
+  if (include.has('stats')) {
+    const [counts, spent] = await Promise.all([repository.bookingStats(db, ids, todayIn(timezone)), repository.totalSpent(db, ids)]);
+    for (const view of views) {
+      view.stats = { ...(counts.get(view.id) ?? NO_STATS), total_spent: formatCents(spent.get(view.id) ?? 0) };
+    }
+  }
+  if (include.has('bookings')) {
+    const rows = await repository.recentBookings(db, ids, BOOKINGS_PER_CUSTOMER);
+    const byCustomer = new Map<number, CustomerBooking[]>(ids.map((id) => [id, []]));
+    for (const { customer_id, ...booking } of rows) byCustomer.get(customer_id)?.push(booking);
+    for (const view of views) view.bookings = byCustomer.get(view.id) ?? [];
+  }
+}
+
+/** `include` text (already matched against the schema's pattern) → the set of names. */
+export function parseInclude(text: string | undefined): Set<Include> {
+  const names = (text ?? '').split(',').map((part) => part.trim());
+  return new Set(INCLUDES.filter((name) => names.includes(name)));
+}
+
+// --- List ---------------------------------------------------------------------------------------
+
+interface InstantRange {
+  from: string;
+  until: string;
+}
+
+/**
+ * A bound as stored instant text. Stored instants have four-digit years; a bound past year 9999
+ * (the day after 9999-12-31) becomes text that sorts after every one of them.
+ */
+function storedBound(dateTime: DateTime): string {
+  const utc = dateTime.toUTC();
+  return utc.year > 9999 ? '9999-99' : utc.toISO()!;
+}
+
+/**
+ * A prefix of the displayed date-time (`2026`, `2026-03`, `2026-03-14 09`, …) in the site timezone
+ * → the UTC range of instants whose display starts with it, so the filter runs on the index.
+ */
+function prefixRange(parameter: string, text: string, timezone: string, bad: ErrorDetails): InstantRange | undefined {
+  const match = /^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:[ T](\d{2})(?::(\d{2})(?::(\d{2}))?)?)?)?)?$/.exec(text);
+  const parts = match?.slice(1).map((p) => (p === undefined ? undefined : Number(p))) ?? [];
+  const [year, month, day, hour, minute, second] = parts;
+  const start = DateTime.fromObject(
+    { year, month: month ?? 1, day: day ?? 1, hour: hour ?? 0, minute: minute ?? 0, second: second ?? 0 },
+    { zone: timezone },
+  );
+  // Luxon would roll 2026-02-30 over to March; a prefix naming no real moment is an error.
+  if (!match || !start.isValid || (day !== undefined && start.day !== day)) {
+    bad[parameter] = 'must be a real date-time prefix: YYYY, YYYY-MM, YYYY-MM-DD or YYYY-MM-DD HH[:MM[:SS]]';
+    return undefined;
+  }
+  const unit = second !== undefined ? 'second' : minute !== undefined ? 'minute' : hour !== undefined ? 'hour' : day !== undefined ? 'day' : month !== undefined ? 'month' : 'year';
+  return { from: storedBound(start), until: storedBound(start.plus({ [unit]: 1 })) };
+}
+
+/** Start of the local day `date` (YYYY-MM-DD, schema-checked), as a stored UTC instant. */
+function dayStart(date: string, timezone: string, plusDays = 0): string {
+  return storedBound(DateTime.fromISO(date, { zone: timezone }).startOf('day').plus({ days: plusDays }));
+}
+
+function listFilters(query: CustomerListQuery, timezone: string): CustomerFilters {
+  const bad: ErrorDetails = {};
+  const filters: CustomerFilters = {
+    status: query.status,
+    hasBookings: query.has_bookings,
+    isGuest: query.is_guest,
+    hostUserId: query.host_user_id,
+    firstName: query.first_name?.trim(),
+    lastName: query.last_name?.trim(),
+    email: query.email?.trim(),
+    phone: query.phone?.trim(),
+    search: query.search?.trim(),
+  };
+  if (query.created_after !== undefined) filters.createdFrom = dayStart(query.created_after, timezone);
+  if (query.created_before !== undefined) filters.createdUntil = dayStart(query.created_before, timezone, 1);
+  const created = query.created_at === undefined ? undefined : prefixRange('created_at', query.created_at, timezone, bad);
+  const updated = query.updated_at === undefined ? undefined : prefixRange('updated_at', query.updated_at, timezone, bad);
+  if (Object.keys(bad).length > 0) throw new AppError('invalid_parameters', 'Invalid query parameters', bad);
+  // created_at and created_after/before both bound the same column: keep the tighter bound of each side.
+  if (created) {
+    filters.createdFrom = filters.createdFrom === undefined || created.from > filters.createdFrom ? created.from : filters.createdFrom;
+    filters.createdUntil = filters.createdUntil === undefined || created.until < filters.createdUntil ? created.until : filters.createdUntil;
+  }
+  if (updated) {
+    filters.updatedFrom = updated.from;
+    filters.updatedUntil = updated.until;
+  }
+  return filters;
+}
+
+export interface CustomerList {
+  data: CustomerView[];
+  page: Page;
+}
+
+export async function listCustomers(db: Db, query: CustomerListQuery): Promise<CustomerList> {
+  const timezone = await getTimezone(db);
+  const filters = listFilters(query, timezone);
+  const request = { page: query.page ?? 1, perPage: query.per_page ?? 20 };
+  const order = { column: query.order_by ?? 'created_at', direction: query.order_direction ?? 'desc' } as const;
+  const [total, rows] = await Promise.all([
+    repository.countCustomers(db, filters),
+    repository.pageQuery(db, filters, order, request.perPage, offsetOf(request)).execute(),
+  ]);
+  const include = parseInclude(query.include);
+  const views = rows.map((row) => {
+    const view = baseView(row, timezone);
+    if (include.has('custom_fields')) view.custom_fields = parseCustomFields(row.custom_fields);
+    if (include.has('notes')) view.notes = row.notes;
+    if (include.has('avatar')) view.avatar_url = avatarUrl(row.email);
+    return view;
+  });
+  await attachRelated(db, views, include, timezone);
+  return { data: views, page: pageOf(request, total) };
+}
+
+// --- Read ---------------------------------------------------------------------------------------
+
+export async function getCustomer(db: Db, id: number, include: ReadonlySet<Include> = new Set()): Promise<CustomerDetailView> {
+  const row = await repository.findCustomer(db, id);
+  if (!row) throw notFound('customer_not_found', 'Customer', id);
+  const timezone = await getTimezone(db);
+  const view = detailView(row, timezone);
+  await attachRelated(db, [view], include, timezone);
+  return view;
+}
+
+// --- Create -------------------------------------------------------------------------------------
+
+export interface CreatedCustomer extends CustomerDetailView {
+  user_id: null;
+  welcome_email_sent: boolean;
+}
+
+function emailTaken(email: string, existingId: number | undefined): AppError {
+  return new AppError('email_already_exists', `A customer with the email ${email} already exists`, {
+    email,
+    ...(existingId === undefined ? {} : { existing_customer_id: existingId }),
+  });
+}
+
+/** data_inconsistency details for preferred agent/location ids that are missing or inactive. */
+async function referenceProblems(db: Db, agentId: number | null | undefined, locationId: number | null | undefined): Promise<ErrorDetails> {
+  const problems: ErrorDetails = {};
+  if (agentId != null) {
+    const status = await repository.agentStatus(db, agentId);
+    if (status === undefined) problems.preferred_agent_id = `agent ${agentId} does not exist`;
+    else if (status !== 'active') problems.preferred_agent_id = `agent ${agentId} is not active`;
+  }
+  if (locationId != null) {
+    const status = await repository.locationStatus(db, locationId);
+    if (status === undefined) problems.preferred_location_id = `location ${locationId} does not exist`;
+    else if (status !== 'active') problems.preferred_location_id = `location ${locationId} is not active`;
+  }
+  return problems;
+}
+
+/**
+ * Inserts the customer and, when it has an email, its welcome mail in one transaction. The unique
+ * email key is the one judge of a taken email, so a concurrent create of the same email ends here
+ * as email_already_exists like any other, with nothing of this attempt left behind.
+ */
+export async function persistNewCustomer(db: Db, row: Parameters<typeof repository.insertCustomer>[1]): Promise<CustomerRow> {
+  try {
+    return await db.transaction().execute(async (trx) => {
+      const created = await repository.insertCustomer(trx, row);
+      if (created.email) {
+        await enqueueMail(trx, {
+          kind: 'customer_welcome',
+          recipient: created.email,
+          subject: `Welcome, ${created.first_name}`,
+          payload: {
+            customer_id: created.id,
+            customer_code: created.customer_code,
+            first_name: created.first_name,
+            last_name: created.last_name,
+            full_name: `${created.first_name} ${created.last_name}`,
+          },
+        });
+      }
+      return created;
+    });
+  } catch (error) {
+    if (row.email && row.email_lower && isUniqueViolation(error, 'customers', 'email_lower')) {
+      throw emailTaken(row.email, await repository.findIdByEmail(db, row.email_lower));
+    }
+    throw error;
+  }
+}
+
+export async function createCustomer(db: Db, body: CreateCustomerBody): Promise<CreatedCustomer> {
+  const timezone = await getTimezone(db);
+  const { columns, customFields, errors } = cleanCustomerInput(body, { isoCountry: false, today: todayIn(timezone) });
+  if (Object.keys(errors).length > 0) {
+    throw new AppError('validation_failed', `Invalid customer data: ${Object.keys(errors).join(', ')}`, errors);
+  }
+  const problems = await referenceProblems(db, columns.preferred_agent_id, columns.preferred_location_id);
+  if (Object.keys(problems).length > 0) {
+    throw new AppError('data_inconsistency', 'The customer refers to missing or inactive records', problems);
+  }
+
+  const at = nowIso();
+  const row = await persistNewCustomer(db, {
+    customer_code: `CUS-${randomCode(10)}`,
+    first_name: columns.first_name ?? '',
+    last_name: columns.last_name ?? '',
+    email: columns.email ?? null,
+    email_lower: columns.email_lower ?? null,
+    phone: columns.phone ?? null,
+    status: columns.status ?? 'active',
+    date_of_birth: columns.date_of_birth ?? null,
+    gender: columns.gender ?? null,
+    address: columns.address ?? null,
+    city: columns.city ?? null,
+    state: columns.state ?? null,
+    zipcode: columns.zipcode ?? null,
+    country: columns.country ?? null,
+    custom_fields: JSON.stringify(mergeCustomFields({}, customFields ?? {})),
+    notes: columns.notes ?? null,
+    is_guest: columns.is_guest ?? 0,
+    host_user_id: columns.host_user_id ?? null,
+    avatar_image_id: null,
+    preferred_agent_id: columns.preferred_agent_id ?? null,
+    preferred_location_id: columns.preferred_location_id ?? null,
+    created_at: at,
+    updated_at: at,
+  });
+  return { ...detailView(row, timezone), user_id: null, welcome_email_sent: row.email !== null };
+}
+
+// --- Update -------------------------------------------------------------------------------------
+
+export interface UpdatedCustomer {
+  id: number;
+  first_name: string;
+  last_name: string;
+  email: string | null;
+  phone: string | null;
+  status: string;
+  updated_at: string;
+}
+
+function updateFailed(message: string, details: ErrorDetails): AppError {
+  return new AppError('customer_update_failed', message, details);
+}
+
+const emailOfAnother = () =>
+  updateFailed('Customer update failed: the email belongs to another customer', { email: 'is already used by another customer' });
+
+/** Under the customer's lock: merge custom_fields into the current ones and write. */
+async function applyUpdate(trx: Db, id: number, { columns, customFields, errors }: CleanedInput): Promise<CustomerRow> {
+  const current = await repository.findCustomer(trx, id);
+  if (!current) throw notFound('customer_not_found', 'Customer', id);
+  if (Object.keys(errors).length > 0) {
+    throw updateFailed(`Customer update failed: invalid ${Object.keys(errors).join(', ')}`, errors);
+  }
+  const merged = customFields && mergeCustomFields(parseCustomFields(current.custom_fields), customFields);
+  if (Object.keys(columns).length === 0 && merged === undefined) return current;
+  const updated = await repository.updateCustomer(trx, id, {
+    ...columns,
+    ...(merged === undefined ? {} : { custom_fields: JSON.stringify(merged) }),
+    updated_at: nowIso(),
+  });
+  if (!updated) throw notFound('customer_not_found', 'Customer', id);
+  return updated;
+}
+
+/**
+ * Changes only the supplied fields. Read, merge and write hold the customer's lock, so concurrent
+ * updates never lose each other's custom fields; the unique email key judges a taken email.
+ */
+export async function updateCustomer(database: DbWithDialect, id: number, body: UpdateCustomerBody): Promise<UpdatedCustomer> {
+  const timezone = await getTimezone(database.db);
+  const input = cleanCustomerInput(body, { isoCountry: true, today: todayIn(timezone) });
+  let row: CustomerRow;
+  try {
+    row = await lockedTransaction(database, [customerLock(id)], (trx) => applyUpdate(trx, id, input));
+  } catch (error) {
+    if (isUniqueViolation(error, 'customers', 'email_lower')) throw emailOfAnother();
+    throw error;
+  }
+  return {
+    id: row.id,
+    first_name: row.first_name,
+    last_name: row.last_name,
+    email: row.email,
+    phone: row.phone,
+    status: row.status,
+    updated_at: localDateTime(row.updated_at, timezone),
+  };
+}
+
+// --- Delete -------------------------------------------------------------------------------------
+
+function hasBookings(id: number): AppError {
+  return new AppError('customer_has_bookings', `Customer ${id} has bookings (or orders or payments) and cannot be deleted`);
+}
+
+/**
+ * Deletes a customer without bookings. The foreign keys are the final judge: a booking created
+ * between the check and the delete makes the delete fail, and that ends as customer_has_bookings too.
+ */
+export async function deleteCustomer(database: DbWithDialect, id: number): Promise<void> {
+  try {
+    await lockedTransaction(database, [customerLock(id)], async (trx) => {
+      if (!(await repository.findCustomer(trx, id))) throw notFound('customer_not_found', 'Customer', id);
+      if (await repository.hasHistory(trx, id)) throw hasBookings(id);
+      await repository.deleteCustomer(trx, id);
+    });
+  } catch (error) {
+    if (isForeignKeyViolation(error)) throw hasBookings(id);
+    throw error;
+  }
+}

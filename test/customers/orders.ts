@@ -1,0 +1,59 @@
+import type { Db } from '../../src/db/database.js';
+
+/** Orders and payments as stored, for customer stats tests (their endpoints belong to another module). */
+const AT = '2026-01-01T00:00:00.000Z';
+let sequence = 0;
+
+export async function insertOrder(db: Db, customerId: number): Promise<number> {
+  const { id } = await db
+    .insertInto('orders')
+    .values({
+      confirmation_code: `ORD${++sequence}-${customerId}-${Date.now()}`,
+      customer_id: customerId,
+      status: 'open',
+      payment_status: 'not_paid',
+      fulfillment_status: 'not_fulfilled',
+      subtotal_cents: 0,
+      total_cents: 0,
+      tax_total_cents: 0,
+      discount_total_cents: 0,
+      coupon_code: null,
+      coupon_discount_cents: 0,
+      customer_comment: null,
+      notes: null,
+      ip_address: null,
+      source_id: null,
+      source_url: null,
+      created_at: AT,
+      updated_at: AT,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return id;
+}
+
+export async function insertTransaction(
+  db: Db,
+  values: { orderId: number; customerId: number; cents: number; status: 'succeeded' | 'processing' | 'failed' },
+): Promise<void> {
+  await db
+    .insertInto('transactions')
+    .values({
+      order_id: values.orderId,
+      booking_id: null,
+      invoice_id: null,
+      customer_id: values.customerId,
+      processor: 'stripe',
+      payment_method: 'card',
+      payment_portion: 'full',
+      kind: 'capture',
+      amount_cents: values.cents,
+      status: values.status,
+      token: null,
+      notes: null,
+      receipt_number: null,
+      created_at: AT,
+      updated_at: AT,
+    })
+    .execute();
+}

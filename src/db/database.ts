@@ -66,6 +66,9 @@ function openSqlite(url: string): SQLite.Database {
   database.pragma('busy_timeout = 5000');
   database.pragma('synchronous = NORMAL');
   database.pragma('foreign_keys = ON');
+  // SQLite's own lower() folds ASCII only; PostgreSQL's folds every script. Case-insensitive
+  // searches must match the same rows on both engines ("émile" finds "Émile").
+  database.function('lower', { deterministic: true }, (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value));
   return database;
 }
 

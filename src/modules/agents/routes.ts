@@ -1,7 +1,7 @@
 import type { App } from '../../app.js';
 import { parseInclude, sortDirection } from '../../http/list-query.js';
 import { AUTH_ERRORS, errorResponses, IdParams } from '../../http/schemas.js';
-import { endOfLocalDay, startOfLocalDay } from '../../lib/site-time.js';
+import { endOfLocalDay, startOfLocalDay } from '../../lib/time.js';
 import { getTimezone } from '../settings/service.js';
 import {
   AGENT_INCLUDES,

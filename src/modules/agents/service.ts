@@ -3,7 +3,7 @@ import { AppError, notFound } from '../../http/errors.js';
 import { FieldErrors } from '../../http/field-errors.js';
 import { pageOf, type Page, type PageRequest } from '../../http/pagination.js';
 import { formatCents, toCents } from '../../lib/money.js';
-import { localDateTime } from '../../lib/site-time.js';
+import { localDateTime } from '../../lib/time.js';
 import { nowIso } from '../../lib/time.js';
 import { deleteUnlessBooked } from '../catalog/in-use.js';
 import type { Weekly } from '../schedules/model.js';

@@ -7,7 +7,7 @@ import { pageOf, pageParams } from '../../http/pagination.js';
 import { AUTH_ERRORS, errorResponses, IdParams } from '../../http/schemas.js';
 import type { Permission } from '../api-keys/permissions.js';
 import { getTimezone } from '../settings/service.js';
-import { localDateTime } from '../../lib/site-time.js';
+import { localDateTime } from '../../lib/time.js';
 import * as repository from './category-repository.js';
 
 const Category = Type.Object({

@@ -3,7 +3,7 @@ import { AppError, notFound } from '../../http/errors.js';
 import { centsToNumber, toCents } from '../../lib/money.js';
 import { nowIso } from '../../lib/time.js';
 import { pageRequest, pagination } from '../orders/lists.js';
-import { siteDateTime } from '../orders/present.js';
+import { localDateTime } from '../../lib/time.js';
 import { isUniqueViolation } from '../orders/repository.js';
 import { getTimezone } from '../settings/service.js';
 import * as repository from './repository.js';
@@ -26,8 +26,8 @@ export function presentCoupon(row: repository.CouponWithUses, timezone: string):
     usage_count: row.usage_count,
     min_order_amount: centsToNumber(row.min_order_amount_cents),
     max_discount_amount: centsToNumber(row.max_discount_amount_cents),
-    created_at: siteDateTime(row.created_at, timezone),
-    updated_at: siteDateTime(row.updated_at, timezone),
+    created_at: localDateTime(row.created_at, timezone),
+    updated_at: localDateTime(row.updated_at, timezone),
   };
 }
 

@@ -6,7 +6,7 @@ import { lockedTransaction } from '../../db/transactions.js';
 import { AppError, notFound, type ErrorDetails } from '../../http/errors.js';
 import { offsetOf, pageOf, type Page } from '../../http/pagination.js';
 import { formatCents } from '../../lib/money.js';
-import { nowIso } from '../../lib/time.js';
+import { localDateTime, nowIso, todayIn } from '../../lib/time.js';
 import { enqueueMail } from '../mail/outbox.js';
 import { randomCode } from '../orders/create.js';
 import { getTimezone } from '../settings/service.js';
@@ -75,15 +75,6 @@ export interface DbWithDialect {
 const customerLock = (id: number): string => `customer:${id}`;
 
 // --- Presentation -------------------------------------------------------------------------------
-
-/** Stored UTC instant → `YYYY-MM-DD HH:MM:SS` in the site timezone. */
-function localDateTime(iso: string, timezone: string): string {
-  return DateTime.fromISO(iso, { zone: 'utc' }).setZone(timezone).toFormat('yyyy-MM-dd HH:mm:ss');
-}
-
-function todayIn(timezone: string): string {
-  return DateTime.now().setZone(timezone).toFormat('yyyy-MM-dd');
-}
 
 /** Gravatar of the email (SHA-256 of the trimmed, lower-cased address); the "mystery person" without one. */
 function avatarUrl(email: string | null): string {

@@ -2,7 +2,7 @@ import type { Db } from '../../db/database.js';
 import { notFound } from '../../http/errors.js';
 import { FieldErrors } from '../../http/field-errors.js';
 import { pageOf, type Page, type PageRequest } from '../../http/pagination.js';
-import { localDateTime } from '../../lib/site-time.js';
+import { localDateTime } from '../../lib/time.js';
 import { nowIso } from '../../lib/time.js';
 import { assertCategoryExists } from '../catalog/category-repository.js';
 import { deleteUnlessBooked } from '../catalog/in-use.js';

@@ -1,12 +1,7 @@
-import { DateTime } from 'luxon';
 import { centsToNumber, formatCents } from '../../lib/money.js';
+import { localDateTime } from '../../lib/time.js';
 import type { InvoiceRow, OrderItemRow, OrderRow, TransactionRow } from './repository.js';
 import type { InvoiceView, OrderView, TransactionView } from './schemas.js';
-
-/** A stored UTC instant as these resources show it: `YYYY-MM-DD HH:MM:SS` in the site timezone. */
-export function siteDateTime(iso: string, timezone: string): string {
-  return DateTime.fromISO(iso, { zone: 'utc' }).setZone(timezone).toFormat('yyyy-MM-dd HH:mm:ss');
-}
 
 export function presentOrderSummary(row: OrderRow, timezone: string) {
   return {
@@ -18,8 +13,8 @@ export function presentOrderSummary(row: OrderRow, timezone: string) {
     fulfillment_status: row.fulfillment_status,
     payment_status: row.payment_status,
     customer_id: row.customer_id,
-    created_at: siteDateTime(row.created_at, timezone),
-    updated_at: siteDateTime(row.updated_at, timezone),
+    created_at: localDateTime(row.created_at, timezone),
+    updated_at: localDateTime(row.updated_at, timezone),
   };
 }
 
@@ -42,8 +37,8 @@ export function presentOrder(row: OrderRow, items: readonly OrderItemRow[], time
     ip_address: row.ip_address,
     source_id: row.source_id,
     source_url: row.source_url,
-    created_at: siteDateTime(row.created_at, timezone),
-    updated_at: siteDateTime(row.updated_at, timezone),
+    created_at: localDateTime(row.created_at, timezone),
+    updated_at: localDateTime(row.updated_at, timezone),
     items: items.map((item) => ({
       id: item.id,
       booking_id: item.booking_id,
@@ -64,9 +59,9 @@ export function presentInvoice(row: InvoiceRow, timezone: string): InvoiceView {
     status: row.status,
     charge_amount: formatCents(row.charge_amount_cents),
     payment_portion: row.payment_portion,
-    due_at: row.due_at === null ? null : siteDateTime(row.due_at, timezone),
-    created_at: siteDateTime(row.created_at, timezone),
-    updated_at: siteDateTime(row.updated_at, timezone),
+    due_at: row.due_at === null ? null : localDateTime(row.due_at, timezone),
+    created_at: localDateTime(row.created_at, timezone),
+    updated_at: localDateTime(row.updated_at, timezone),
   };
 }
 
@@ -86,7 +81,7 @@ export function presentTransaction(row: TransactionRow, timezone: string): Trans
     token: row.token,
     notes: row.notes,
     receipt_number: row.receipt_number,
-    created_at: siteDateTime(row.created_at, timezone),
-    updated_at: siteDateTime(row.updated_at, timezone),
+    created_at: localDateTime(row.created_at, timezone),
+    updated_at: localDateTime(row.updated_at, timezone),
   };
 }

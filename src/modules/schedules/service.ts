@@ -1,5 +1,5 @@
 import { FieldErrors } from '../../http/field-errors.js';
-import { isIsoDate } from '../../lib/site-time.js';
+import { isIsoDate } from '../../lib/time.js';
 import { WEEKDAYS, type Period, type Schedule, type Weekday, type Weekly } from './model.js';
 
 export interface PeriodInput {

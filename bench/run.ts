@@ -6,9 +6,8 @@
  * requests/s, p50/p99 latency and the ratio to the bare route; writes bench/results/*.json and an
  * SVG chart. Nothing here asserts: the targets are printed as met or not.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
@@ -19,6 +18,7 @@ import { createKey } from '../src/modules/api-keys/service.js';
 import { initialiseSettings } from '../src/modules/settings/service.js';
 import { createTestDatabase } from '../test/databases.js';
 import { renderChart } from './chart.js';
+import { startServer } from './processes.js';
 import { BENCH_TIMEZONE, DAY_END_HOUR, DAY_START_HOUR, generateBookings, generateCatalog, progressBar, type Catalog } from './generate.js';
 
 const { values: args } = parseArgs({
@@ -44,30 +44,6 @@ interface Measured {
   non2xx: number;
   errors: number;
   ratioToBare?: number;
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** Starts a server process on a free port and waits until it answers /healthz. */
-async function startProcess(command: string[], env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, command, { env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
-  let exited = false;
-  child.on('exit', () => (exited = true));
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 200 && !exited; i++) {
-    const ok = await fetch(`${url}/healthz`).then((r) => r.ok, () => false);
-    if (ok) return { child, url };
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  child.kill('SIGKILL');
-  throw new Error(`${command.join(' ')} did not start`);
 }
 
 async function measure(
@@ -129,9 +105,9 @@ async function main(): Promise<void> {
     await generateBookings(handle.db, catalog, { count: firstLayer, firstDay: FIRST_DAY, days: 365, seed: 1, layer: 0, layers: 2 }, progress);
     const { key } = await createKey(handle.db, { name: 'bench', perMinute: 1_000_000, perHour: 1_000_000 });
 
-    const bare = await startProcess(['--import', 'tsx', 'bench/bare-server.ts'], {});
+    const bare = await startServer(['--import', 'tsx', 'bench/bare-server.ts'], {});
     processes.push(bare.child);
-    const server = await startProcess(['dist/server.js'], { DATABASE_URL: database.url, LOG_LEVEL: 'warn', NODE_ENV: 'development' });
+    const server = await startServer(['dist/server.js'], { DATABASE_URL: database.url, NODE_ENV: 'development' });
     processes.push(server.child);
 
     const serviceId = catalog.serviceIds[0]!;

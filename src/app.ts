@@ -21,10 +21,12 @@ import { API_ROOT } from './http/route-config.js';
 import { SHARED_SCHEMAS } from './http/schemas.js';
 import { AuditRecorder } from './modules/audit/recorder.js';
 import { initialiseSettings } from './modules/settings/service.js';
+import availabilityRoutes from './modules/availability/routes.js';
+import bookingRoutes from './modules/bookings/routes.js';
 import statusRoutes from './modules/status/routes.js';
 
 /** Each domain's routes, mounted under the API root. */
-const MODULE_ROUTES: ((app: App) => Promise<void>)[] = [statusRoutes];
+const MODULE_ROUTES: ((app: App) => Promise<void>)[] = [statusRoutes, bookingRoutes, availabilityRoutes];
 
 export type App = FastifyInstance<
   RawServerDefault,

@@ -75,7 +75,10 @@ export const UpdateBookingBody = Type.Object({
   'customer.phone': Type.Optional(Type.String()),
   price: Type.Optional(Money),
   notes: Type.Optional(Type.String()),
-  meta: Type.Optional(Type.Record(Type.String(), Nullable(Type.String()), { description: 'merged; null removes a key' })),
+  // Null first: with type coercion a String branch tried first would turn null into "".
+  meta: Type.Optional(
+    Type.Record(Type.String(), Type.Union([Type.Null(), Type.String()]), { description: 'merged; null (or "") removes a key' }),
+  ),
   send_notification: Type.Optional(Type.Boolean({ default: false })),
 });
 export type UpdateBookingInput = Static<typeof UpdateBookingBody>;

@@ -172,7 +172,7 @@ describe.each(DIALECTS)('GET /bookings (%s)', (dialect) => {
     expect(await found('meta_key=source&meta_value=NORTH')).toEqual(of('b1'));
     expect(await found('meta_key=campaign&meta_value=north')).toEqual(of('b2'));
     const withMeta = await list('include_meta=true&sort=id&order=asc');
-    expect(withMeta.data.map((b: Json) => b.meta)).toEqual([{ source: 'kiosk-north' }, { campaign: 'north-winter', source: 'web' }, {}, {}, {}]);
+    expect(withMeta.data.map((b: { meta: unknown }) => b.meta)).toEqual([{ source: 'kiosk-north' }, { campaign: 'north-winter', source: 'web' }, {}, {}, {}]);
     const without = await list('sort=id');
     expect(without.data.every((b: Json) => !('meta' in b))).toBe(true);
   });
@@ -197,7 +197,7 @@ describe.each(DIALECTS)('GET /bookings (%s)', (dialect) => {
 
   it('pages with the spec’s meta', async () => {
     const body = await list('per_page=2&page=2&sort=id&order=asc');
-    expect(body.data.map((b: Json) => b.id)).toEqual([ids.b3, ids.b4]);
+    expect(body.data.map((b: { id: number }) => b.id)).toEqual([ids.b3, ids.b4]);
     expect(body.meta).toEqual({ total: 5, page: 2, per_page: 2, total_pages: 3, has_next_page: true, has_prev_page: true });
     const last = await list('per_page=2&page=3');
     expect(last.meta).toMatchObject({ has_next_page: false, has_prev_page: true });

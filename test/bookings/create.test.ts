@@ -146,6 +146,28 @@ describe.each(DIALECTS)('POST /bookings (%s)', (dialect) => {
     expect(approved.json().data).toMatchObject({ status: 'approved', price: '10.00' });
   });
 
+  it('without location_id: the agent’s first active location, else the site’s first for an agent tied to none', async () => {
+    const site = await newSite(t.db);
+    const closed = await insertLocation(t.db, { status: 'inactive' });
+    const later = await insertLocation(t.db);
+    await connectAgent(t.db, site.agentId, { locationIds: [closed, later] });
+    expect((await create(site, { start_time: '09:00' })).json().data.location.id).toBe(Math.min(site.locationId, later));
+
+    const first = await insertLocation(t.db, { order_number: -1 });
+    const unbound = await addAgent(t.db, site);
+    await t.db.deleteFrom('agent_locations').where('agent_id', '=', unbound).execute();
+    const res = await create(site, { agent_id: unbound });
+    expect(res.statusCode).toBe(201);
+    expect(res.json().data.location.id).toBe(first);
+
+    const onlyClosed = await addAgent(t.db, site);
+    await t.db.deleteFrom('agent_locations').where('agent_id', '=', onlyClosed).execute();
+    await connectAgent(t.db, onlyClosed, { locationIds: [closed] });
+    const refused = await create(site, { agent_id: onlyClosed });
+    expect(refused.statusCode).toBe(422);
+    expect(refused.json().error.details).toHaveProperty('location_id');
+  });
+
   it('agent any (or -1) picks the free agent with the fewest bookings that day, ties to the lowest id', async () => {
     const site = await newSite(t.db);
     const second = await addAgent(t.db, site);

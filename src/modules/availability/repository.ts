@@ -74,9 +74,12 @@ export async function agentsAtLocation(db: Db, locationId: number, agentIds: rea
   return new Set(rows.map((r) => r.agent_id));
 }
 
-/** The agent's first active location (lowest id): where a booking without a location takes place. */
+/**
+ * Where a booking without a location takes place: the agent's first active location (lowest
+ * id), else, for an agent tied to no location, the site's first active one (order_number, id).
+ */
 export async function defaultLocationOf(db: Db, agentId: number): Promise<number | undefined> {
-  const row = await db
+  const own = await db
     .selectFrom('agent_locations as al')
     .innerJoin('locations as l', 'l.id', 'al.location_id')
     .select('l.id')
@@ -85,7 +88,18 @@ export async function defaultLocationOf(db: Db, agentId: number): Promise<number
     .orderBy('l.id')
     .limit(1)
     .executeTakeFirst();
-  return row?.id;
+  if (own) return own.id;
+  const linked = await db.selectFrom('agent_locations').select('location_id').where('agent_id', '=', agentId).limit(1).executeTakeFirst();
+  if (linked) return undefined;
+  const site = await db
+    .selectFrom('locations')
+    .select('id')
+    .where('status', '=', 'active')
+    .orderBy('order_number')
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
+  return site?.id;
 }
 
 export interface AgentBooking extends BusyBooking {

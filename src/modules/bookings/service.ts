@@ -209,7 +209,7 @@ export async function prepareBooking(db: Db, request: BookingRequest, options: P
       : await freeCandidate(db, working, candidates, { date: request.startDate, time: request.startTime }, start, service, options);
 
   const locationId = request.locationId ?? (await defaultLocationOf(db, chosen.agentId));
-  if (locationId === undefined) throw failed('location_id', `no location given and agent ${chosen.agentId} works at no active location`);
+  if (locationId === undefined) throw failed('location_id', `no location given and no active location for agent ${chosen.agentId}`);
 
   return {
     request,

@@ -108,25 +108,25 @@ export interface AgentBooking extends BusyBooking {
 
 /**
  * The bookings of these agents that occupy time (not cancelled) and overlap `range`, except
- * `excludeId` (the booking being changed).
+ * `excludeId` (the booking being changed). Served by the (agent_id, start_at) index, bounded on
+ * both sides.
  */
-export async function busyBookings(
-  db: Db,
-  agentIds: readonly number[],
-  range: Span,
-  excludeId?: number,
-): Promise<AgentBooking[]> {
-  if (agentIds.length === 0) return [];
+export function busyBookingsQuery(db: Db, agentIds: readonly number[], range: Span, excludeId?: number) {
   let query = db
     .selectFrom('bookings')
     .select(['id', 'agent_id', 'service_id', 'start_at', 'end_at'])
-    .where('agent_id', 'in', [...agentIds])
+    .where('agent_id', 'in', agentIds.length > 0 ? [...agentIds] : [0])
     .where('start_at', '<', isoOf(range.end))
     .where('start_at', '>', isoOf(range.start - LONGEST_BOOKING_MS))
     .where('end_at', '>', isoOf(range.start))
     .where('status', '!=', 'cancelled');
   if (excludeId !== undefined) query = query.where('id', '!=', excludeId);
-  const rows = await query.orderBy('start_at').orderBy('id').execute();
+  return query.orderBy('start_at').orderBy('id');
+}
+
+export async function busyBookings(db: Db, agentIds: readonly number[], range: Span, excludeId?: number): Promise<AgentBooking[]> {
+  if (agentIds.length === 0) return [];
+  const rows = await busyBookingsQuery(db, agentIds, range, excludeId).execute();
   return rows.map((r) => ({
     id: r.id,
     agentId: r.agent_id,

@@ -150,12 +150,7 @@ export function isWithin(span: Span, spans: readonly Span[]): boolean {
  * Up to `capacity` bookings of the same service may share exactly the same start; any other
  * overlap conflicts.
  */
-export function conflictOf(
-  span: Span,
-  serviceId: number,
-  capacity: number,
-  bookings: readonly BusyBooking[],
-): BusyBooking | undefined {
+export function conflictOf<B extends BusyBooking>(span: Span, serviceId: number, capacity: number, bookings: readonly B[]): B | undefined {
   const overlapping = bookings.filter((b) => overlaps(b, span));
   const blocking = overlapping.find((b) => b.serviceId !== serviceId || b.start !== span.start);
   if (blocking) return blocking;

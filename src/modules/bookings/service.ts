@@ -121,10 +121,6 @@ export function workingCandidates(candidates: readonly Candidate[], date: string
   );
 }
 
-function conflictMessage(bookingId: number): string {
-  return bookingId > 0 ? `the time overlaps booking ${bookingId}` : `the time overlaps element ${-bookingId - 1} of this request`;
-}
-
 /**
  * Among the working candidates, the one to book: free at that time, with the fewest bookings
  * that day (ties: lowest id). Refuses with time_slot_unavailable when every one is busy.
@@ -149,24 +145,35 @@ export async function freeCandidate(
   ];
   const bookingsOf = (agentId: number) => bookings.filter((b) => b.agentId === agentId);
   let best: { candidate: Candidate; load: number } | undefined;
+  let firstConflict: AgentBooking | undefined;
   for (const candidate of working) {
     const own = bookingsOf(candidate.agentId);
-    if (conflictOf(spanOf(start, candidate), service.id, service.capacity_max, own)) continue;
+    const conflict = conflictOf(spanOf(start, candidate), service.id, service.capacity_max, own);
+    if (conflict) {
+      firstConflict ??= conflict;
+      continue;
+    }
     const load = own.filter((b) => b.start >= day.start && b.start < day.end).length;
     if (!best || load < best.load) best = { candidate, load };
   }
   if (best) return best.candidate;
 
-  const first = working[0] as Candidate;
-  const conflict = conflictOf(spanOf(start, first), service.id, service.capacity_max, bookingsOf(first.agentId));
+  // Every working candidate conflicts here, so there is a first conflict.
+  const booking = firstConflict as AgentBooking;
   const availableSlots = await suggestedStarts(db, candidates, requested.date, service, options.context, options.pending, excludeBookingId);
   const requestedTime = `${requested.date} ${requested.time}`;
-  throw new AppError('time_slot_unavailable', `${requestedTime} is not available: ${conflictMessage(conflict?.id ?? 0)}`, {
-    requested_time: requestedTime,
-    agent_id: first.agentId,
-    conflicting_booking_id: conflict && conflict.id > 0 ? conflict.id : null,
-    available_slots: availableSlots,
-  });
+  // A conflict with an earlier element of a bulk request has no booking id yet.
+  const withStored = booking.id > 0;
+  throw new AppError(
+    'time_slot_unavailable',
+    `${requestedTime} is not available: the time overlaps ${withStored ? `booking ${booking.id}` : `element ${-booking.id - 1} of this request`}`,
+    {
+      requested_time: requestedTime,
+      agent_id: booking.agentId,
+      conflicting_booking_id: withStored ? booking.id : null,
+      available_slots: availableSlots,
+    },
+  );
 }
 
 /**

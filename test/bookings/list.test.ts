@@ -224,8 +224,11 @@ describe.each(DIALECTS)('GET /bookings (%s)', (dialect) => {
     expect(res.json().error.details).toHaveProperty(parameter);
   });
 
-  it('needs bookings:read', async () => {
+  it('needs a valid key (401 unauthorized) holding bookings:read (403 forbidden)', async () => {
     const key = await t.key({ permissions: ['bookings:create'] });
-    expect((await call('GET', '/bookings', undefined, key)).statusCode).toBe(403);
+    expect((await call('GET', '/bookings', undefined, key)).json().error.code).toBe('forbidden');
+    const anonymous = await t.app.inject({ method: 'GET', url: '/booking-api/v1/bookings' });
+    expect(anonymous.statusCode).toBe(401);
+    expect(anonymous.json().error.code).toBe('unauthorized');
   });
 });

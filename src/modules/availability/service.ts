@@ -78,7 +78,11 @@ export function slotsOfDays(
   bookings: readonly AgentBooking[],
 ): Map<string, DaySlot[]> {
   const byAgent = new Map<number, AgentBooking[]>();
-  for (const booking of bookings) byAgent.set(booking.agentId, [...(byAgent.get(booking.agentId) ?? []), booking]);
+  for (const booking of bookings) {
+    const own = byAgent.get(booking.agentId);
+    if (own) own.push(booking);
+    else byAgent.set(booking.agentId, [booking]);
+  }
   const days = new Map<string, DaySlot[]>();
   for (const date of dates) {
     const slots = new Map<string, DaySlot>();
@@ -100,10 +104,7 @@ export function slotsOfDays(
         slots.set(key, slot);
       }
     }
-    days.set(
-      date,
-      [...slots.values()].sort((a, b) => a.start - b.start || a.end - b.end),
-    );
+    days.set(date, [...slots.values()].sort((a, b) => a.start - b.start || a.end - b.end));
   }
   return days;
 }

@@ -21,7 +21,7 @@ import { enqueueMail } from '../mail/outbox.js';
 import { createOrderForBooking, randomCode } from '../orders/create.js';
 import { readSiteSchedule } from '../schedules/model.js';
 import { assertEmailFree, findCustomer, insertBookingCustomer } from './customers.js';
-import { loadDetail, type BookingView } from './present.js';
+import { loadDetail, servicePriceCents, type BookingView } from './present.js';
 import * as repository from './repository.js';
 import type { BookingRequest } from './request.js';
 
@@ -225,10 +225,7 @@ export async function prepareBooking(db: Db, request: BookingRequest, options: P
     locationId,
     span: spanOf(start, chosen),
     durationMinutes: chosen.durationMinutes,
-    priceCents:
-      request.priceCents ??
-      chosen.customPriceCents ??
-      (service.charge_amount_cents > 0 ? service.charge_amount_cents : service.price_min_cents),
+    priceCents: request.priceCents ?? chosen.customPriceCents ?? servicePriceCents(service),
     timezone: context.timezone,
   };
 }
@@ -286,6 +283,7 @@ export async function writeBooking(
   const { request } = prepared;
   const customerId = 'id' in request.customer ? request.customer.id : await insertBookingCustomer(db, request.customer.new);
   const at = nowIso();
+  const columns = spanColumns(prepared.span, prepared.timezone);
   const bookingId = await repository.insertBooking(db, {
     booking_code: randomCode(10),
     status: request.status,
@@ -295,7 +293,7 @@ export async function writeBooking(
     location_id: prepared.locationId,
     customer_id: customerId,
     order_id: null,
-    ...spanColumns(prepared.span, prepared.timezone),
+    ...columns,
     duration: prepared.durationMinutes,
     price_cents: prepared.priceCents,
     notes: request.notes,
@@ -305,7 +303,6 @@ export async function writeBooking(
     updated_at: at,
   });
   await repository.writeMeta(db, bookingId, request.meta);
-  const columns = spanColumns(prepared.span, prepared.timezone);
   await createOrderForBooking(db, {
     customerId,
     bookingId,
@@ -402,7 +399,9 @@ export async function createBulk(
 }
 
 export async function deleteBooking(handle: Handle, id: number): Promise<void> {
-  await handle.db.transaction().execute(async (trx) => {
+  // No agent lock is needed to free time; on SQLite this still makes the read and the deletes
+  // one write transaction from the start.
+  await lockedTransaction(handle, [], async (trx) => {
     const booking = await repository.findBooking(trx, id);
     if (!booking) throw new AppError('booking_not_found', `Booking ${id} does not exist`);
     await repository.deleteBookingRows(trx, id);

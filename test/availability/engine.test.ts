@@ -30,6 +30,10 @@ describe('localInstant', () => {
     expect(localInstant('2026-07-15', '09:00', 'Europe/Berlin')).toBe(utc('2026-07-15T07:00:00Z'));
   });
 
+  it('reads years below 100 as themselves', () => {
+    expect(localInstant('0050-06-01', '12:00', 'UTC')).toBe(Date.parse('0050-06-01T12:00:00Z'));
+  });
+
   it('refuses local times inside a DST gap', () => {
     expect(localInstant('2026-03-29', '02:30', 'Europe/Berlin')).toBeUndefined();
     expect(localInstant('2026-03-08', '02:00', 'America/New_York')).toBeUndefined();

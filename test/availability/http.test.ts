@@ -119,6 +119,7 @@ describe.each(DIALECTS)('GET /availability (%s)', (dialect) => {
 
   it.each([
     ['a range over 62 days', 'date_from=2030-01-01&date_to=2030-03-04', 'date_to'],
+    ['a range of thousands of years', 'date_from=0001-01-01&date_to=9999-12-31', 'date_to'],
     ['no date', '', 'date_from'],
     ['only date_from', 'date_from=2030-01-01', 'date_to'],
     ['a range ending before it starts', 'date_from=2030-01-05&date_to=2030-01-04', 'date_to'],

@@ -30,7 +30,8 @@ export function minutesOf(time: string): number {
 
 function wallClockMs(date: string, minutes: number): number {
   const [year, month, day] = date.split('-').map(Number);
-  return Date.UTC(year ?? 0, (month ?? 1) - 1, day ?? 1) + minutes * MINUTE_MS;
+  // setUTCFullYear, unlike Date.UTC, does not read years 0 to 99 as 1900 to 1999.
+  return new Date(0).setUTCFullYear(year ?? 0, (month ?? 1) - 1, day ?? 1) + minutes * MINUTE_MS;
 }
 
 /**
@@ -192,6 +193,11 @@ export function freeSlots(query: SlotQuery): number[] {
 /** A DateTime of an instant in `zone`, for rendering. */
 export function inZone(instant: number, zone: string): DateTime {
   return DateTime.fromMillis(instant, { zone });
+}
+
+/** Calendar days from one local date to another (YYYY-MM-DD), both counted. */
+export function daysBetweenInclusive(from: string, to: string): number {
+  return Math.round((wallClockMs(to, 0) - wallClockMs(from, 0)) / DAY_MS) + 1;
 }
 
 /** The local date after `date` (YYYY-MM-DD). */

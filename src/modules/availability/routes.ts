@@ -2,7 +2,7 @@ import type { App } from '../../app.js';
 import { AppError } from '../../http/errors.js';
 import { AUTH_ERRORS, errorResponses } from '../../http/schemas.js';
 import { isoWithOffset } from '../../lib/time.js';
-import { inZone, isCalendarDate } from './engine.js';
+import { daysBetweenInclusive, inZone, isCalendarDate } from './engine.js';
 import { findAgent, findLocation, findService } from './repository.js';
 import { AvailabilityQuery, AvailabilityResponse } from './schemas.js';
 import { availabilityOfDays, datesBetween, loadCandidates, parseAgentChoice, slotContext } from './service.js';
@@ -27,13 +27,12 @@ function dateRange(query: { date?: string; date_from?: string; date_to?: string 
   const from = requireDate('date_from', query.date_from);
   const to = requireDate('date_to', query.date_to);
   if (to < from) throw new AppError('invalid_request', 'date_to is before date_from', { date_to: 'must not be before date_from' });
-  const dates = datesBetween(from, to);
-  if (dates.length > MAX_RANGE_DAYS) {
+  if (daysBetweenInclusive(from, to) > MAX_RANGE_DAYS) {
     throw new AppError('invalid_request', `The range covers more than ${MAX_RANGE_DAYS} days`, {
       date_to: `at most ${MAX_RANGE_DAYS} days from date_from, both included`,
     });
   }
-  return dates;
+  return datesBetween(from, to);
 }
 
 export default async function availabilityRoutes(app: App): Promise<void> {

@@ -222,7 +222,7 @@ describe('slots', () => {
   });
 });
 
-describe('property: no free slot overlaps a booking or leaves working hours', () => {
+describe('property: no free slot overlaps a booking or leaves working hours, and none is missed', () => {
   const zones = ['Europe/Berlin', 'America/New_York', 'Australia/Lord_Howe', 'UTC', 'Asia/Kolkata'];
   const dates = ['2026-03-08', '2026-03-29', '2026-04-05', '2026-10-04', '2026-10-25', '2026-11-01', '2026-06-15'];
   const time = fc.integer({ min: 0, max: 47 }).map((half) => `${String(Math.floor(half / 2)).padStart(2, '0')}:${half % 2 ? '30' : '00'}`);
@@ -234,13 +234,15 @@ describe('property: no free slot overlaps a booking or leaves working hours', ()
         fc.constantFrom(...zones),
         fc.constantFrom(...dates),
         fc.array(period, { maxLength: 3 }),
-        fc.array(fc.record({ offset: fc.integer({ min: -120, max: 1500 }), length: fc.integer({ min: 5, max: 240 }), shared: fc.boolean() }), {
+        fc.array(fc.record({ offset: fc.integer({ min: -8, max: 100 }).map((quarter) => quarter * 15), length: fc.integer({ min: 5, max: 240 }), shared: fc.boolean() }), {
           maxLength: 6,
         }),
         fc.integer({ min: 5, max: 180 }),
+        // Booking starts and steps on a quarter-hour grid often meet, so group sharing is exercised.
         fc.constantFrom(5, 10, 15, 30, 45, 60),
         fc.integer({ min: 1, max: 3 }),
-        (zone, date, periods, rawBookings, duration, interval, capacity) => {
+        fc.integer({ min: 0, max: 1440 }),
+        (zone, date, periods, rawBookings, duration, interval, capacity, earliestOffset) => {
           const schedule: Schedule = { weekly: weekly(periods), exceptions: [] };
           const spans = workingSpans(schedule, date, null, zone);
           const day = daySpan(date, zone);
@@ -250,8 +252,10 @@ describe('property: no free slot overlaps a booking or leaves working hours', ()
             start: day.start + b.offset * M,
             end: day.start + (b.offset + b.length) * M,
           }));
-          const starts = freeSlots({ spans, durationMinutes: duration, intervalMinutes: interval, earliest: 0, serviceId: 1, capacity, bookings });
+          const earliest = day.start + earliestOffset * M;
+          const starts = freeSlots({ spans, durationMinutes: duration, intervalMinutes: interval, earliest, serviceId: 1, capacity, bookings });
           for (const start of starts) {
+            expect(start).toBeGreaterThanOrEqual(earliest);
             const slot = { start, end: start + duration * M };
             expect(isWithin(slot, spans)).toBe(true);
             const overlapping = bookings.filter((b) => b.start < slot.end && slot.start < b.end);
@@ -262,6 +266,16 @@ describe('property: no free slot overlaps a booking or leaves working hours', ()
           }
           // Every working span lies inside the local day.
           for (const s of spans) expect(s.start >= day.start && s.end <= day.end).toBe(true);
+          // And no free grid start is missing: a start is left out only for a reason.
+          for (const span of spans) {
+            for (let start = span.start; start + duration * M <= span.end; start += interval * M) {
+              const end = start + duration * M;
+              const sharing = bookings.filter((b) => b.start === start && b.serviceId === 1);
+              const blocked = bookings.some((b) => b.start < end && start < b.end && !(b.start === start && b.serviceId === 1));
+              const free = start >= earliest && !blocked && sharing.length < capacity;
+              expect(starts.includes(start)).toBe(free);
+            }
+          }
         },
       ),
       { numRuns: 400 },

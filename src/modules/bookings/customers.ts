@@ -31,10 +31,32 @@ export async function assertEmailFree(db: Db, email: string, exceptId?: number):
   }
 }
 
+/** True for the unique-index violation on customers.email_lower, in either dialect. */
+function isEmailTaken(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, constraint, message } = error as { code?: unknown; constraint?: unknown; message?: unknown };
+  if (code === '23505') return typeof constraint === 'string' && constraint.includes('email_lower');
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' && typeof message === 'string' && message.includes('customers.email_lower');
+}
+
+/**
+ * The email check runs under the booking's lock, but POST /customers does not take it: should
+ * a customer with the email commit in between, the unique index refuses the write and the
+ * request is refused as if the check had seen it.
+ */
+async function guardEmail<T>(email: string, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (!isEmailTaken(error)) throw error;
+    throw new AppError('email_already_exists', `A customer with the email ${email} already exists`, { email, existing_customer_id: null });
+  }
+}
+
 /** Inserts the customer a booking names; no welcome mail (only POST /customers sends one). */
 export async function insertBookingCustomer(db: Db, customer: NewCustomer): Promise<number> {
   const at = nowIso();
-  const { id } = await db
+  const { id } = await guardEmail(customer.email, () => db
     .insertInto('customers')
     .values({
       customer_code: `CUS-${randomCode(10)}`,
@@ -62,7 +84,7 @@ export async function insertBookingCustomer(db: Db, customer: NewCustomer): Prom
       updated_at: at,
     })
     .returning('id')
-    .executeTakeFirstOrThrow();
+    .executeTakeFirstOrThrow());
   return id;
 }
 
@@ -75,13 +97,15 @@ export interface CustomerChanges {
 
 export async function updateBookingCustomer(db: Db, id: number, changes: CustomerChanges): Promise<void> {
   if (Object.keys(changes).length === 0) return;
-  await db
-    .updateTable('customers')
-    .set({
-      ...changes,
-      ...(changes.email !== undefined ? { email_lower: changes.email.toLowerCase() } : {}),
-      updated_at: nowIso(),
-    })
-    .where('id', '=', id)
-    .execute();
+  const write = () =>
+    db
+      .updateTable('customers')
+      .set({
+        ...changes,
+        ...(changes.email !== undefined ? { email_lower: changes.email.toLowerCase() } : {}),
+        updated_at: nowIso(),
+      })
+      .where('id', '=', id)
+      .execute();
+  await (changes.email === undefined ? write() : guardEmail(changes.email, write));
 }

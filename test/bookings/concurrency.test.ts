@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, useTestApp } from '../helper.js';
 import { addAgent, MONDAY, newSite } from './setup.js';
 
-const SCRIPT = path.join(import.meta.dirname, 'concurrent-create.ts');
+const SCRIPT = path.join(import.meta.dirname, 'concurrent-writer.ts');
 const PROCESSES = 4;
 const PER_PROCESS = 6;
 
@@ -78,14 +78,18 @@ describe.each(DIALECTS)('no double booking across processes (%s)', (dialect) => 
     await Promise.all(racers.map((r) => r.stop()));
   });
 
-  /** Every process sends its bodies at once; the outcomes of all of them. */
-  async function race(bodiesOf: (processIndex: number) => object[]): Promise<Outcome[]> {
+  /** Every process sends its requests at once; the outcomes of all of them. */
+  async function raceRequests(requestsOf: (processIndex: number) => { method: 'POST' | 'PUT'; url: string; payload: object }[]): Promise<Outcome[]> {
     const apiKey = await t.key();
-    racers.forEach((racer, i) => racer.send({ apiKey, bodies: bodiesOf(i) }));
+    racers.forEach((racer, i) => racer.send({ apiKey, requests: requestsOf(i) }));
     const outcomes: Outcome[] = [];
     for (const racer of racers) outcomes.push(...(JSON.parse(await racer.nextLine()) as Outcome[]));
     return outcomes;
   }
+
+  /** Every process sends its creates at once. */
+  const race = (bodiesOf: (processIndex: number) => object[]) =>
+    raceRequests((i) => bodiesOf(i).map((payload) => ({ method: 'POST' as const, url: '/bookings', payload })));
 
   /** Pairs of live bookings of one agent that overlap, other than group bookings sharing a start. */
   async function overlappingPairs(): Promise<unknown[]> {
@@ -154,6 +158,48 @@ describe.each(DIALECTS)('no double booking across processes (%s)', (dialect) => 
     expect(await liveBookings([site.agentId, second])).toBe(2);
     const agents = await t.db.selectFrom('bookings').select('agent_id').where('agent_id', 'in', [site.agentId, second]).orderBy('agent_id').execute();
     expect(agents.map((a) => a.agent_id)).toEqual([site.agentId, second]);
+    expect(await overlappingPairs()).toEqual([]);
+  });
+
+  it('reschedules of different bookings into one slot: exactly one moves', async () => {
+    const site = await newSite(t.db);
+    const ids: number[] = [];
+    for (const time of ['09:00', '10:00', '11:00', '12:00']) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/booking-api/v1/bookings',
+        headers: { 'x-api-key': await t.key() },
+        payload: { service_id: site.serviceId, agent_id: site.agentId, start_date: MONDAY, start_time: time, customer_id: site.customerId },
+      });
+      ids.push(res.json().data.id);
+    }
+    const outcomes = await raceRequests(() => ids.map((id) => ({ method: 'PUT' as const, url: `/bookings/${id}`, payload: { start_time: '15:00' } })));
+    // The winner's own later moves to where it already is change nothing and answer 200; every other booking is refused.
+    expect(outcomes.filter((o) => o.status === 200)).toHaveLength(PROCESSES);
+    expect(outcomes.filter((o) => o.status === 409 && o.code === 'time_slot_unavailable')).toHaveLength(PROCESSES * (ids.length - 1));
+    const late = await t.db.selectFrom('bookings').select('id').where('agent_id', '=', site.agentId).where('start_at', '>=', '2030-01-07T14:00:00.000Z').execute();
+    expect(late).toHaveLength(1);
+    expect(await overlappingPairs()).toEqual([]);
+  });
+
+  it('agent changes of bookings onto one free agent at one time: exactly one moves', async () => {
+    const site = await newSite(t.db);
+    const ids: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const agentId = await addAgent(t.db, site);
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/booking-api/v1/bookings',
+        headers: { 'x-api-key': await t.key() },
+        payload: { service_id: site.serviceId, agent_id: agentId, start_date: MONDAY, start_time: '13:00', customer_id: site.customerId },
+      });
+      ids.push(res.json().data.id);
+    }
+    const outcomes = await raceRequests(() => ids.map((id) => ({ method: 'PUT' as const, url: `/bookings/${id}`, payload: { agent_id: site.agentId } })));
+    // As above: the moved booking answers 200 to every process, the others 409.
+    expect(outcomes.filter((o) => o.status === 200)).toHaveLength(PROCESSES);
+    expect(outcomes.filter((o) => o.status === 409 && o.code === 'time_slot_unavailable')).toHaveLength(PROCESSES * (ids.length - 1));
+    expect(await liveBookings([site.agentId])).toBe(1);
     expect(await overlappingPairs()).toEqual([]);
   });
 });

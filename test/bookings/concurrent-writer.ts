@@ -1,7 +1,7 @@
 /**
- * One of several processes that race to create bookings on one database (concurrency.test.ts).
+ * One of several processes that race to write bookings on one database (concurrency.test.ts).
  * It builds the whole service on DATABASE_URL and says "ready"; then, for every line of JSON
- * bodies on stdin, it sends all of them at once and prints their statuses and error codes as
+ * requests on stdin, it sends all of them at once and prints their statuses and error codes as
  * one JSON line. It ends when stdin closes.
  */
 import readline from 'node:readline';
@@ -13,10 +13,10 @@ await app.ready();
 process.stdout.write('ready\n');
 
 for await (const line of readline.createInterface({ input: process.stdin })) {
-  const { apiKey, bodies } = JSON.parse(line) as { apiKey: string; bodies: object[] };
+  const { apiKey, requests } = JSON.parse(line) as { apiKey: string; requests: { method: 'POST' | 'PUT'; url: string; payload: object }[] };
   const outcomes = await Promise.all(
-    bodies.map(async (payload) => {
-      const res = await app.inject({ method: 'POST', url: '/booking-api/v1/bookings', headers: { 'x-api-key': apiKey }, payload });
+    requests.map(async ({ method, url, payload }) => {
+      const res = await app.inject({ method, url: `/booking-api/v1${url}`, headers: { 'x-api-key': apiKey }, payload });
       return { status: res.statusCode, code: res.json<{ error?: { code?: string } }>().error?.code };
     }),
   );

@@ -229,7 +229,8 @@ export function listBookings(db: Db, filters: ListFilters, sort: ListSort, direc
   let query = filtered(db, filters).select(RELATED_COLUMNS);
   switch (sort) {
     case 'start_date':
-      query = query.orderBy('b.start_at', direction);
+      // The local date and time, as the list shows them; served by the (start_date, start_time) index.
+      query = query.orderBy('b.start_date', direction).orderBy('b.start_time', direction);
       break;
     case 'created_at':
       query = query.orderBy('b.created_at', direction);

@@ -37,7 +37,10 @@ export async function slotContext(db: Db, now: number = Date.now()): Promise<Slo
   };
 }
 
-/** Duration: the request's, else the agent's custom duration for the service, else the service's (contract §6). */
+/**
+ * A candidate from its connection row. Duration: the request's, else the agent's custom
+ * duration for the service, else the service's (contract §6).
+ */
 export function candidateOf(row: ConnectionRow, site: Schedule, service: ServiceRow, duration?: number): Candidate {
   return {
     agentId: row.id,

@@ -25,6 +25,8 @@ import { AuditRecorder } from './modules/audit/recorder.js';
 import { DEFAULT_POLL_MS, MailSender } from './modules/mail/sender.js';
 import { initialiseSettings } from './modules/settings/service.js';
 import agentRoutes from './modules/agents/routes.js';
+import availabilityRoutes from './modules/availability/routes.js';
+import bookingRoutes from './modules/bookings/routes.js';
 import catalogRoutes from './modules/catalog/routes.js';
 import couponRoutes from './modules/coupons/routes.js';
 import customerRoutes from './modules/customers/routes.js';
@@ -43,6 +45,8 @@ const MODULE_ROUTES: ((app: App) => Promise<void>)[] = [
   locationRoutes,
   scheduleRoutes,
   settingsRoutes,
+  bookingRoutes,
+  availabilityRoutes,
   customerRoutes,
   orderRoutes,
   couponRoutes,

@@ -1,0 +1,96 @@
+import type { App } from '../../app.js';
+import { AppError } from '../../http/errors.js';
+import { AUTH_ERRORS, errorResponses } from '../../http/schemas.js';
+import { isoWithOffset } from '../../lib/time.js';
+import { daysBetweenInclusive, inZone, isCalendarDate } from './engine.js';
+import { findAgent, findLocation, findService } from './repository.js';
+import { AvailabilityQuery, AvailabilityResponse } from './schemas.js';
+import { availabilityOfDays, datesBetween, loadCandidates, parseAgentChoice, slotContext } from './service.js';
+
+/** Contract §5: a range over 62 days, counting both ends, is refused. */
+const MAX_RANGE_DAYS = 62;
+
+function requireDate(field: string, value: string): string {
+  if (!isCalendarDate(value)) throw new AppError('invalid_request', `${field} is not a calendar date`, { [field]: 'is not a calendar date' });
+  return value;
+}
+
+function dateRange(query: { date?: string; date_from?: string; date_to?: string }): string[] {
+  if (query.date !== undefined) {
+    const date = requireDate('date', query.date);
+    return [date];
+  }
+  if (query.date_from === undefined || query.date_to === undefined) {
+    const missing = query.date_from === undefined ? 'date_from' : 'date_to';
+    throw new AppError('invalid_request', 'Give date, or date_from and date_to', { [missing]: 'is required unless date is given' });
+  }
+  const from = requireDate('date_from', query.date_from);
+  const to = requireDate('date_to', query.date_to);
+  if (to < from) throw new AppError('invalid_request', 'date_to is before date_from', { date_to: 'must not be before date_from' });
+  if (daysBetweenInclusive(from, to) > MAX_RANGE_DAYS) {
+    throw new AppError('invalid_request', `The range covers more than ${MAX_RANGE_DAYS} days`, {
+      date_to: `at most ${MAX_RANGE_DAYS} days from date_from, both included`,
+    });
+  }
+  return datesBetween(from, to);
+}
+
+export default async function availabilityRoutes(app: App): Promise<void> {
+  app.get(
+    '/availability',
+    {
+      config: { permission: 'availability:read' },
+      schema: {
+        summary: 'Free slots of a service per day (contract §6)',
+        tags: ['availability'],
+        querystring: AvailabilityQuery,
+        response: { 200: AvailabilityResponse, ...errorResponses([400, ...AUTH_ERRORS]) },
+      },
+    },
+    async (request) => {
+      const query = request.query;
+      const dates = dateRange(query);
+      const agent = parseAgentChoice(query.agent_id ?? 'any');
+      const service = await findService(app.db, query.service_id);
+      if (!service) throw new AppError('invalid_request', `Service ${query.service_id} does not exist`, { service_id: 'does not exist' });
+      if (agent !== 'any' && !(await findAgent(app.db, agent))) {
+        throw new AppError('invalid_request', `Agent ${agent} does not exist`, { agent_id: 'does not exist' });
+      }
+      if (query.location_id !== undefined && !(await findLocation(app.db, query.location_id))) {
+        throw new AppError('invalid_request', `Location ${query.location_id} does not exist`, { location_id: 'does not exist' });
+      }
+
+      const context = await slotContext(app.db);
+      // A disabled service has no free slots, like an inactive agent.
+      const candidates =
+        service.status === 'active'
+          ? await loadCandidates(app.db, service, {
+              agentIds: agent === 'any' ? undefined : [agent],
+              locationId: query.location_id,
+              duration: query.duration,
+            })
+          : [];
+      const days = await availabilityOfDays(app.db, candidates, dates, service, context);
+      return {
+        success: true as const,
+        data: {
+          timezone: context.timezone,
+          service_id: service.id,
+          duration: query.duration ?? service.duration,
+          days: dates.map((date) => ({
+            date,
+            slots: (days.get(date) ?? []).map((slot) => {
+              const start = inZone(slot.start, context.timezone);
+              return {
+                start_time: start.toFormat('HH:mm'),
+                end_time: inZone(slot.end, context.timezone).toFormat('HH:mm'),
+                start_datetime: isoWithOffset(start),
+                agent_ids: slot.agentIds,
+              };
+            }),
+          })),
+        },
+      };
+    },
+  );
+}

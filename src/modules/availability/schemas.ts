@@ -1,0 +1,33 @@
+import { Type } from 'typebox';
+
+export const DateText = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'YYYY-MM-DD' });
+export const TimeText = Type.String({ pattern: '^([01]\\d|2[0-3]):[0-5]\\d$', description: 'HH:MM, 24-hour' });
+/** An agent id, or `any` (also `-1`) to let availability choose. */
+export const AgentChoice = Type.Union([Type.Integer(), Type.Literal('any')], { description: 'agent id, or any / -1' });
+
+export const AvailabilityQuery = Type.Object({
+  service_id: Type.Integer({ minimum: 1 }),
+  date: Type.Optional(DateText),
+  date_from: Type.Optional(DateText),
+  date_to: Type.Optional(DateText),
+  agent_id: Type.Optional(AgentChoice),
+  location_id: Type.Optional(Type.Integer({ minimum: 1 })),
+  duration: Type.Optional(Type.Integer({ minimum: 1, maximum: 1440 })),
+});
+
+const Slot = Type.Object({
+  start_time: Type.String(),
+  end_time: Type.String(),
+  start_datetime: Type.String({ description: 'ISO 8601 with offset' }),
+  agent_ids: Type.Array(Type.Integer()),
+});
+
+export const AvailabilityResponse = Type.Object({
+  success: Type.Literal(true),
+  data: Type.Object({
+    timezone: Type.String(),
+    service_id: Type.Integer(),
+    duration: Type.Integer({ description: 'minutes: the request duration, else the service duration' }),
+    days: Type.Array(Type.Object({ date: Type.String(), slots: Type.Array(Slot) })),
+  }),
+});

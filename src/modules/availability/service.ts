@@ -1,0 +1,169 @@
+import type { Db } from '../../db/database.js';
+import { AppError } from '../../http/errors.js';
+import { parseSchedule, readSiteSchedule, type Schedule, type Weekly } from '../schedules/model.js';
+import { getSettings } from '../settings/service.js';
+import { daySpan, freeSlots, inZone, nextDate, workingSpans, type Span } from './engine.js';
+import { agentsAtLocation, busyBookings, connectedAgents, type AgentBooking, type ConnectionRow, type ServiceRow } from './repository.js';
+
+const MINUTE_MS = 60_000;
+
+/** An agent who may take bookings of one service, with what the connection sets for it. */
+export interface Candidate {
+  agentId: number;
+  /** The agent's own schedule, else the site's (weekly hours and exceptions alike). */
+  schedule: Schedule;
+  /** The agent's hours for this service (contract §7), or null. */
+  customHours: Weekly | null;
+  durationMinutes: number;
+  customPriceCents: number | null;
+}
+
+/** Site settings as the engine needs them, read once per request. */
+export interface SlotContext {
+  timezone: string;
+  intervalMinutes: number;
+  /** Now plus the lead time: nothing may start before it. */
+  earliest: number;
+  now: number;
+}
+
+export async function slotContext(db: Db, now: number = Date.now()): Promise<SlotContext> {
+  const settings = await getSettings(db);
+  return {
+    timezone: settings.timezone,
+    intervalMinutes: settings.slot_interval_minutes,
+    earliest: now + settings.min_lead_minutes * MINUTE_MS,
+    now,
+  };
+}
+
+/**
+ * A candidate from its connection row. Duration: the request's, else the agent's custom
+ * duration for the service, else the service's (contract §6).
+ */
+export function candidateOf(row: ConnectionRow, site: Schedule, service: ServiceRow, duration?: number): Candidate {
+  return {
+    agentId: row.id,
+    schedule: row.schedule ? parseSchedule(row.schedule) : site,
+    customHours: row.custom_hours ? (JSON.parse(row.custom_hours) as Weekly) : null,
+    durationMinutes: duration ?? row.custom_duration ?? service.duration,
+    customPriceCents: row.custom_price_cents,
+  };
+}
+
+/** Active agents connected to the service (and to the location when given), by id. */
+export async function loadCandidates(
+  db: Db,
+  service: ServiceRow,
+  options: { agentIds?: readonly number[]; locationId?: number; duration?: number },
+): Promise<Candidate[]> {
+  let rows = (await connectedAgents(db, service.id, options.agentIds)).filter((r) => r.status === 'active');
+  if (options.locationId !== undefined) {
+    const atLocation = await agentsAtLocation(db, options.locationId, rows.map((r) => r.id));
+    rows = rows.filter((r) => atLocation.has(r.id));
+  }
+  const site = await readSiteSchedule(db);
+  return rows.map((row) => candidateOf(row, site, service, options.duration));
+}
+
+export interface DaySlot {
+  start: number;
+  end: number;
+  agentIds: number[];
+}
+
+/** The free slots of each date for any of the candidates; one slot per start and end, naming every agent free then. */
+export function slotsOfDays(
+  candidates: readonly Candidate[],
+  dates: readonly string[],
+  service: ServiceRow,
+  context: SlotContext,
+  bookings: readonly AgentBooking[],
+): Map<string, DaySlot[]> {
+  const byAgent = new Map<number, AgentBooking[]>();
+  for (const booking of bookings) {
+    const own = byAgent.get(booking.agentId);
+    if (own) own.push(booking);
+    else byAgent.set(booking.agentId, [booking]);
+  }
+  const days = new Map<string, DaySlot[]>();
+  for (const date of dates) {
+    const slots = new Map<string, DaySlot>();
+    for (const candidate of candidates) {
+      const starts = freeSlots({
+        spans: workingSpans(candidate.schedule, date, candidate.customHours, context.timezone),
+        durationMinutes: candidate.durationMinutes,
+        intervalMinutes: context.intervalMinutes,
+        earliest: context.earliest,
+        serviceId: service.id,
+        capacity: service.capacity_max,
+        bookings: byAgent.get(candidate.agentId) ?? [],
+      });
+      for (const start of starts) {
+        const end = start + candidate.durationMinutes * MINUTE_MS;
+        const key = `${start}-${end}`;
+        const slot = slots.get(key) ?? { start, end, agentIds: [] };
+        slot.agentIds.push(candidate.agentId);
+        slots.set(key, slot);
+      }
+    }
+    days.set(date, [...slots.values()].sort((a, b) => a.start - b.start || a.end - b.end));
+  }
+  return days;
+}
+
+/** Every date from `from` to `to`, both included. */
+export function datesBetween(from: string, to: string): string[] {
+  const dates: string[] = [];
+  for (let date = from; date <= to; date = nextDate(date)) dates.push(date);
+  return dates;
+}
+
+/** The instants the dates cover in the zone, from the first one's start to the last one's end. */
+export function rangeOfDates(dates: readonly string[], zone: string): Span {
+  return { start: daySpan(dates[0] ?? '', zone).start, end: daySpan(dates[dates.length - 1] ?? '', zone).end };
+}
+
+/** Reads the bookings of the candidates in the dates' range and computes their free slots. */
+export async function availabilityOfDays(
+  db: Db,
+  candidates: readonly Candidate[],
+  dates: readonly string[],
+  service: ServiceRow,
+  context: SlotContext,
+  extra: readonly AgentBooking[] = [],
+  excludeBookingId?: number,
+): Promise<Map<string, DaySlot[]>> {
+  const agentIds = candidates.map((c) => c.agentId);
+  const range = rangeOfDates(dates, context.timezone);
+  const bookings = [...(await busyBookings(db, agentIds, range, excludeBookingId)), ...extra];
+  return slotsOfDays(candidates, dates, service, context, bookings);
+}
+
+/** How far ahead `time_slot_unavailable` looks for other free starts. */
+const SUGGESTION_DAYS = 14;
+const SUGGESTION_COUNT = 10;
+
+/** Up to 10 free starts ("YYYY-MM-DD HH:MM") on `date` and the following days (contract §6). */
+export async function suggestedStarts(
+  db: Db,
+  candidates: readonly Candidate[],
+  date: string,
+  service: ServiceRow,
+  context: SlotContext,
+  extra: readonly AgentBooking[] = [],
+  excludeBookingId?: number,
+): Promise<string[]> {
+  const dates = [date];
+  while (dates.length < SUGGESTION_DAYS) dates.push(nextDate(dates[dates.length - 1] ?? date));
+  const days = await availabilityOfDays(db, candidates, dates, service, context, extra, excludeBookingId);
+  const starts = [...new Set([...days.values()].flat().map((slot) => slot.start))].sort((a, b) => a - b);
+  return starts.slice(0, SUGGESTION_COUNT).map((start) => inZone(start, context.timezone).toFormat('yyyy-MM-dd HH:mm'));
+}
+
+/** `any` and `-1` let availability choose the agent; otherwise a positive id. */
+export function parseAgentChoice(value: number | 'any'): number | 'any' {
+  if (value === 'any' || value === -1) return 'any';
+  if (value < 1) throw new AppError('invalid_request', 'agent_id must be a positive id, any or -1', { agent_id: 'must be a positive id, any or -1' });
+  return value;
+}

@@ -1,0 +1,248 @@
+import { sql, type Expression, type Insertable, type SqlBool, type Updateable } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type { BookingsTable } from './table.js';
+
+export async function insertBooking(db: Db, row: Insertable<BookingsTable>): Promise<number> {
+  const { id } = await db.insertInto('bookings').values(row).returning('id').executeTakeFirstOrThrow();
+  return id;
+}
+
+export function findBooking(db: Db, id: number) {
+  return db.selectFrom('bookings').selectAll().where('id', '=', id).executeTakeFirst();
+}
+export type BookingRow = NonNullable<Awaited<ReturnType<typeof findBooking>>>;
+
+export async function updateBookingRow(db: Db, id: number, values: Updateable<BookingsTable>): Promise<void> {
+  await db.updateTable('bookings').set(values).where('id', '=', id).execute();
+}
+
+/** The booking and its order item go together; its order, invoices and payments stay on record. */
+export async function deleteBookingRows(db: Db, id: number): Promise<void> {
+  await db.deleteFrom('order_items').where('booking_id', '=', id).where('variant', '=', 'booking').execute();
+  await db.deleteFrom('booking_meta').where('booking_id', '=', id).execute();
+  await db.deleteFrom('bookings').where('id', '=', id).execute();
+}
+
+/** Sets each key with a string value and removes each key set to null. */
+export async function writeMeta(db: Db, bookingId: number, meta: Record<string, string | null>): Promise<void> {
+  for (const [key, value] of Object.entries(meta)) {
+    await db.deleteFrom('booking_meta').where('booking_id', '=', bookingId).where('meta_key', '=', key).execute();
+    if (value !== null) await db.insertInto('booking_meta').values({ booking_id: bookingId, meta_key: key, meta_value: value }).execute();
+  }
+}
+
+export async function metaOf(db: Db, bookingIds: readonly number[]): Promise<Map<number, Record<string, string>>> {
+  const meta = new Map<number, Record<string, string>>(bookingIds.map((id) => [id, {}]));
+  if (bookingIds.length === 0) return meta;
+  const rows = await db
+    .selectFrom('booking_meta')
+    .select(['booking_id', 'meta_key', 'meta_value'])
+    .where('booking_id', 'in', [...bookingIds])
+    .orderBy('meta_key')
+    .execute();
+  for (const row of rows) {
+    const entry = meta.get(row.booking_id);
+    if (entry) entry[row.meta_key] = row.meta_value;
+  }
+  return meta;
+}
+
+/** Bookings with the records every representation shows beside them. */
+function withRelations(db: Db) {
+  return db
+    .selectFrom('bookings as b')
+    .innerJoin('customers as c', 'c.id', 'b.customer_id')
+    .innerJoin('agents as a', 'a.id', 'b.agent_id')
+    .innerJoin('services as s', 's.id', 'b.service_id')
+    .innerJoin('locations as l', 'l.id', 'b.location_id');
+}
+
+const RELATED_COLUMNS = [
+  'b.id',
+  'b.booking_code',
+  'b.status',
+  'b.payment_status',
+  'b.service_id',
+  'b.agent_id',
+  'b.location_id',
+  'b.customer_id',
+  'b.order_id',
+  'b.start_date',
+  'b.start_time',
+  'b.end_date',
+  'b.end_time',
+  'b.timezone',
+  'b.start_at',
+  'b.end_at',
+  'b.duration',
+  'b.price_cents',
+  'b.notes',
+  'b.customer_comment',
+  'b.access_key',
+  'b.created_at',
+  'b.updated_at',
+  'c.first_name as customer_first_name',
+  'c.last_name as customer_last_name',
+  'c.email as customer_email',
+  'c.phone as customer_phone',
+  'a.first_name as agent_first_name',
+  'a.last_name as agent_last_name',
+  'a.display_name as agent_display_name',
+  'a.email as agent_email',
+  'a.phone as agent_phone',
+  's.name as service_name',
+  's.duration as service_duration',
+  's.price_min_cents as service_price_min_cents',
+  's.charge_amount_cents as service_charge_amount_cents',
+  'l.name as location_name',
+  'l.full_address as location_address',
+  'l.category_id as location_category_id',
+] as const;
+
+export function findBookingWithRelations(db: Db, id: number) {
+  return withRelations(db).select(RELATED_COLUMNS).where('b.id', '=', id).executeTakeFirst();
+}
+export type RelatedBookingRow = NonNullable<Awaited<ReturnType<typeof findBookingWithRelations>>>;
+
+export function findOrder(db: Db, id: number) {
+  return db
+    .selectFrom('orders')
+    .select([
+      'id',
+      'confirmation_code',
+      'customer_comment',
+      'status',
+      'fulfillment_status',
+      'payment_status',
+      'source_id',
+      'source_url',
+      'total_cents',
+      'subtotal_cents',
+      'created_at',
+    ])
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+export type OrderRow = NonNullable<Awaited<ReturnType<typeof findOrder>>>;
+
+/** The payments of the booking's order, or recorded against the booking itself. */
+export function transactionsOf(db: Db, bookingId: number, orderId: number | null) {
+  return db
+    .selectFrom('transactions')
+    .select(['id', 'order_id', 'booking_id', 'amount_cents', 'status', 'processor', 'payment_method', 'payment_portion', 'kind', 'created_at'])
+    .where((eb) => (orderId === null ? eb('booking_id', '=', bookingId) : eb.or([eb('booking_id', '=', bookingId), eb('order_id', '=', orderId)])))
+    .orderBy('id')
+    .execute();
+}
+export type TransactionRow = Awaited<ReturnType<typeof transactionsOf>>[number];
+
+export function locationCategory(db: Db, categoryId: number) {
+  return db.selectFrom('location_categories').select(['id', 'name']).where('id', '=', categoryId).executeTakeFirst();
+}
+
+export interface ListFilters {
+  statuses?: string[];
+  customerId?: number;
+  agentId?: number;
+  serviceId?: number;
+  locationId?: number;
+  dateFrom?: string;
+  dateTo?: string;
+  /** UTC instants (ISO) bounding created_at: [from, to). */
+  createdFrom?: string;
+  createdBefore?: string;
+  bookingCode?: string;
+  paymentStatus?: string;
+  durationMin?: number;
+  durationMax?: number;
+  priceMinCents?: number;
+  priceMaxCents?: number;
+  customerEmail?: string;
+  customerPhone?: string;
+  meta?: { key: string; value: string };
+  search?: string;
+}
+
+export type ListSort = 'start_date' | 'created_at' | 'customer_name' | 'status' | 'id';
+
+/** `%text%` for LIKE, with the wildcards of the text itself escaped. */
+function containsPattern(text: string): string {
+  return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** Case-insensitive substring match that reads the same on SQLite and PostgreSQL. */
+function contains(column: Expression<string | null>, text: string): Expression<SqlBool> {
+  return sql<SqlBool>`lower(${column}) like ${containsPattern(text)} escape '\\'`;
+}
+
+function filtered(db: Db, f: ListFilters) {
+  return withRelations(db).where((eb) => {
+    const conditions: Expression<SqlBool>[] = [];
+    if (f.statuses) conditions.push(eb('b.status', 'in', f.statuses as BookingsTable['status'][]));
+    if (f.customerId !== undefined) conditions.push(eb('b.customer_id', '=', f.customerId));
+    if (f.agentId !== undefined) conditions.push(eb('b.agent_id', '=', f.agentId));
+    if (f.serviceId !== undefined) conditions.push(eb('b.service_id', '=', f.serviceId));
+    if (f.locationId !== undefined) conditions.push(eb('b.location_id', '=', f.locationId));
+    if (f.dateFrom !== undefined) conditions.push(eb('b.start_date', '>=', f.dateFrom));
+    if (f.dateTo !== undefined) conditions.push(eb('b.start_date', '<=', f.dateTo));
+    if (f.createdFrom !== undefined) conditions.push(eb('b.created_at', '>=', f.createdFrom));
+    if (f.createdBefore !== undefined) conditions.push(eb('b.created_at', '<', f.createdBefore));
+    if (f.bookingCode !== undefined) conditions.push(contains(eb.ref('b.booking_code'), f.bookingCode));
+    if (f.paymentStatus !== undefined) conditions.push(eb('b.payment_status', '=', f.paymentStatus as BookingsTable['payment_status']));
+    if (f.durationMin !== undefined) conditions.push(eb('b.duration', '>=', f.durationMin));
+    if (f.durationMax !== undefined) conditions.push(eb('b.duration', '<=', f.durationMax));
+    if (f.priceMinCents !== undefined) conditions.push(eb('b.price_cents', '>=', f.priceMinCents));
+    if (f.priceMaxCents !== undefined) conditions.push(eb('b.price_cents', '<=', f.priceMaxCents));
+    if (f.customerEmail !== undefined) conditions.push(contains(eb.ref('c.email'), f.customerEmail));
+    if (f.customerPhone !== undefined) conditions.push(contains(eb.ref('c.phone'), f.customerPhone));
+    if (f.meta) {
+      const { key, value } = f.meta;
+      conditions.push(
+        eb.exists(
+          eb
+            .selectFrom('booking_meta as m')
+            .select('m.booking_id')
+            .whereRef('m.booking_id', '=', 'b.id')
+            .where('m.meta_key', '=', key)
+            .where((inner) => contains(inner.ref('m.meta_value'), value)),
+        ),
+      );
+    }
+    if (f.search !== undefined) {
+      const fullName = sql<string>`${eb.ref('c.first_name')} || ' ' || ${eb.ref('c.last_name')}`;
+      conditions.push(
+        eb.or([contains(fullName, f.search), contains(eb.ref('c.email'), f.search), contains(eb.ref('b.booking_code'), f.search)]),
+      );
+    }
+    return eb.and(conditions);
+  });
+}
+
+export async function countBookings(db: Db, filters: ListFilters): Promise<number> {
+  const row = await filtered(db, filters)
+    .select((eb) => eb.fn.countAll<number>().as('total'))
+    .executeTakeFirstOrThrow();
+  return Number(row.total);
+}
+
+export function listBookings(db: Db, filters: ListFilters, sort: ListSort, direction: 'asc' | 'desc', limit: number, offset: number) {
+  let query = filtered(db, filters).select(RELATED_COLUMNS);
+  switch (sort) {
+    case 'start_date':
+      // The local date and time, as the list shows them; served by the (start_date, start_time) index.
+      query = query.orderBy('b.start_date', direction).orderBy('b.start_time', direction);
+      break;
+    case 'created_at':
+      query = query.orderBy('b.created_at', direction);
+      break;
+    case 'customer_name':
+      query = query.orderBy(sql`lower(c.first_name)`, direction).orderBy(sql`lower(c.last_name)`, direction);
+      break;
+    case 'status':
+      query = query.orderBy('b.status', direction);
+      break;
+    case 'id':
+      break;
+  }
+  return query.orderBy('b.id', direction).limit(limit).offset(offset).execute();
+}

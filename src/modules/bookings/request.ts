@@ -1,0 +1,123 @@
+import { AppError, type ErrorDetails } from '../../http/errors.js';
+import { toCents } from '../../lib/money.js';
+import { isCalendarDate } from '../availability/engine.js';
+import { parseAgentChoice } from '../availability/service.js';
+import type { NewCustomer } from './customers.js';
+import type { BulkElementInput, CustomerFieldsInput } from './schemas.js';
+
+/** A booking to create, checked for form; the database checks come later (service.prepareBooking). */
+export interface BookingRequest {
+  serviceId: number;
+  agent: number | 'any';
+  startDate: string;
+  startTime: string;
+  customer: { id: number } | { new: NewCustomer };
+  locationId?: number;
+  duration?: number;
+  priceCents?: number;
+  status: 'pending' | 'approved' | 'cancelled';
+  notes: string | null;
+  meta: Record<string, string>;
+}
+
+type DottedCustomer = Partial<Record<'customer.first_name' | 'customer.last_name' | 'customer.email' | 'customer.phone', string>>;
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** Customer fields sent as dotted keys or as a nested `customer` object (the nested one wins). */
+export function customerFieldsOf(body: DottedCustomer & { customer?: CustomerFieldsInput }): CustomerFieldsInput {
+  const fields: CustomerFieldsInput = {};
+  const dotted = {
+    first_name: body['customer.first_name'],
+    last_name: body['customer.last_name'],
+    email: body['customer.email'],
+    phone: body['customer.phone'],
+  };
+  for (const source of [dotted, body.customer ?? {}]) {
+    for (const [key, value] of Object.entries(source) as [keyof CustomerFieldsInput, string | undefined][]) {
+      if (value !== undefined) fields[key] = value;
+    }
+  }
+  return fields;
+}
+
+export interface CheckedCustomerFields {
+  first_name?: string;
+  last_name?: string;
+  email?: string;
+  phone?: string | null;
+}
+
+/** Field rules of the customer fields present; names and email trimmed, an empty phone is none. */
+export function checkCustomerFields(fields: CustomerFieldsInput): CheckedCustomerFields {
+  const details: ErrorDetails = {};
+  const checked: CheckedCustomerFields = {};
+  for (const key of ['first_name', 'last_name'] as const) {
+    const value = fields[key]?.trim();
+    if (value === undefined) continue;
+    if (value.length === 0 || value.length > 50) details[`customer.${key}`] = 'must be 1 to 50 characters';
+    checked[key] = value;
+  }
+  if (fields.email !== undefined) {
+    const email = fields.email.trim();
+    if (!EMAIL.test(email) || email.length > 100) details['customer.email'] = 'must be a valid email address of at most 100 characters';
+    checked.email = email;
+  }
+  if (fields.phone !== undefined) {
+    const phone = fields.phone.trim();
+    if (phone.length > 20 || (phone !== '' && !/^\+?[\d\s().-]{3,20}$/.test(phone))) details['customer.phone'] = 'must be a phone number of at most 20 characters';
+    checked.phone = phone === '' ? null : phone;
+  }
+  if (Object.keys(details).length > 0) throw new AppError('validation_failed', 'Invalid customer fields', details);
+  return checked;
+}
+
+export function parsePrice(value: string | number | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const cents = toCents(value);
+  if (cents === undefined) throw new AppError('invalid_request', 'price must be a decimal amount', { price: 'must be a decimal amount such as "45.00"' });
+  if (cents < 0) throw new AppError('validation_failed', 'price must not be negative', { price: 'must not be negative' });
+  return cents;
+}
+
+export function requireCalendarDate(field: string, value: string): string {
+  if (!isCalendarDate(value)) throw new AppError('invalid_request', `${field} is not a calendar date`, { [field]: 'is not a calendar date' });
+  return value;
+}
+
+/** Checks the form of one booking to create (POST /bookings or one bulk element). */
+export function parseBookingRequest(
+  body: BulkElementInput & DottedCustomer,
+  defaultStatus: BookingRequest['status'],
+): BookingRequest {
+  let customer: BookingRequest['customer'];
+  if (body.customer_id !== undefined) {
+    customer = { id: body.customer_id };
+  } else {
+    const fields = customerFieldsOf(body);
+    const missing: ErrorDetails = {};
+    for (const key of ['first_name', 'last_name', 'email'] as const) {
+      if (fields[key] === undefined) missing[`customer.${key}`] = 'is required when customer_id is absent';
+    }
+    if (Object.keys(missing).length > 0) {
+      throw new AppError('invalid_request', 'Give customer_id, or customer first_name, last_name and email', missing);
+    }
+    const checked = checkCustomerFields(fields);
+    customer = {
+      new: { first_name: checked.first_name ?? '', last_name: checked.last_name ?? '', email: checked.email ?? '', phone: checked.phone ?? null },
+    };
+  }
+  return {
+    serviceId: body.service_id,
+    agent: parseAgentChoice(body.agent_id),
+    startDate: requireCalendarDate('start_date', body.start_date),
+    startTime: body.start_time,
+    customer,
+    locationId: body.location_id,
+    duration: body.duration,
+    priceCents: parsePrice(body.price),
+    status: body.status ?? defaultStatus,
+    notes: body.notes ?? null,
+    meta: body.meta ?? {},
+  };
+}

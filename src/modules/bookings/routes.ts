@@ -1,0 +1,274 @@
+import { Value } from 'typebox/value';
+import type { App } from '../../app.js';
+import { AppError, type ErrorDetails } from '../../http/errors.js';
+import { offsetOf, pageOf } from '../../http/pagination.js';
+import { AUTH_ERRORS, errorResponses, IdParams } from '../../http/schemas.js';
+import { toCents } from '../../lib/money.js';
+import { grants } from '../api-keys/permissions.js';
+import { daySpan } from '../availability/engine.js';
+import { isoOf } from '../availability/repository.js';
+import { getTimezone } from '../settings/service.js';
+import { toListItem } from './present.js';
+import * as repository from './repository.js';
+import { checkCustomerFields, customerFieldsOf, parseBookingRequest, parsePrice, requireCalendarDate, type BookingRequest } from './request.js';
+import {
+  BulkBody,
+  BulkElement,
+  BulkResponse,
+  CreateBookingBody,
+  DeleteResponse,
+  DetailResponse,
+  ListQuery,
+  ListResponse,
+  ReadResponse,
+  UpdateBookingBody,
+  type BulkResult,
+  type ListQueryInput,
+} from './schemas.js';
+import { createBooking, createBulk, deleteBooking, readBooking, type Handle } from './service.js';
+import { updateBooking } from './update.js';
+
+async function listFilters(app: App, query: ListQueryInput): Promise<repository.ListFilters> {
+  if ((query.meta_key === undefined) !== (query.meta_value === undefined)) {
+    const missing = query.meta_key === undefined ? 'meta_key' : 'meta_value';
+    throw new AppError('invalid_request', 'meta_key and meta_value go together', { [missing]: 'is required with the other' });
+  }
+  for (const field of ['date_from', 'date_to', 'created_date_from', 'created_date_to'] as const) {
+    const value = query[field];
+    if (value !== undefined) requireCalendarDate(field, value);
+  }
+  const priceCents = (field: 'price_min' | 'price_max'): number | undefined => {
+    const value = query[field];
+    if (value === undefined) return undefined;
+    const cents = toCents(value);
+    if (cents === undefined) throw new AppError('invalid_request', `${field} must be an amount`, { [field]: 'must be an amount' });
+    return cents;
+  };
+  // Creation dates are the site's local dates; created_at holds UTC instants.
+  const timezone = query.created_date_from !== undefined || query.created_date_to !== undefined ? await getTimezone(app.db) : 'UTC';
+  return {
+    statuses: query.status === undefined ? undefined : [query.status === 'confirmed' ? 'approved' : query.status],
+    customerId: query.customer_id,
+    agentId: query.agent_id,
+    serviceId: query.service_id,
+    locationId: query.location_id,
+    dateFrom: query.date_from,
+    dateTo: query.date_to,
+    createdFrom: query.created_date_from === undefined ? undefined : isoOf(daySpan(query.created_date_from, timezone).start),
+    createdBefore: query.created_date_to === undefined ? undefined : isoOf(daySpan(query.created_date_to, timezone).end),
+    bookingCode: query.booking_code,
+    paymentStatus: query.payment_status,
+    durationMin: query.duration_min,
+    durationMax: query.duration_max,
+    priceMinCents: priceCents('price_min'),
+    priceMaxCents: priceCents('price_max'),
+    customerEmail: query.customer_email,
+    customerPhone: query.customer_phone,
+    meta: query.meta_key !== undefined && query.meta_value !== undefined ? { key: query.meta_key, value: query.meta_value } : undefined,
+    search: query.search,
+  };
+}
+
+/** One bulk element, checked alone: a malformed element fails by itself, not the request. */
+function bulkElement(raw: Record<string, unknown>): BookingRequest | AppError {
+  const element = Value.Convert(BulkElement, structuredClone(raw));
+  if (!Value.Check(BulkElement, element)) {
+    const details: ErrorDetails = {};
+    for (const error of Value.Errors(BulkElement, element)) {
+      const params = error.params as { requiredProperties?: string[] };
+      const fields = error.keyword === 'required' && params.requiredProperties ? params.requiredProperties : [error.instancePath.slice(1).replaceAll('/', '.')];
+      for (const field of fields) details[field] ??= error.keyword === 'required' ? 'is required' : error.message;
+    }
+    return new AppError('invalid_request', `Invalid booking: ${Object.keys(details).join(', ')}`, details);
+  }
+  try {
+    return parseBookingRequest(element, 'approved');
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
+  }
+}
+
+function errorText(error: AppError): string {
+  const details = error.details ? Object.entries(error.details).filter(([, v]) => typeof v === 'string') : [];
+  return details.length > 0 && error.code !== 'time_slot_unavailable'
+    ? `${error.message} (${details.map(([field, message]) => `${field}: ${String(message)}`).join('; ')})`
+    : error.message;
+}
+
+export default async function bookingRoutes(app: App): Promise<void> {
+  const handle = (): Handle => ({ db: app.db, dialect: app.dialect, publicUrl: app.appConfig.publicUrl });
+
+  app.get(
+    '/bookings',
+    {
+      config: { permission: 'bookings:read' },
+      schema: {
+        summary: 'List bookings',
+        tags: ['bookings'],
+        querystring: ListQuery,
+        response: { 200: ListResponse, ...errorResponses([400, ...AUTH_ERRORS]) },
+      },
+    },
+    async (request) => {
+      const query = request.query;
+      const filters = await listFilters(app, query);
+      const pageRequest = { page: query.page ?? 1, perPage: query.per_page ?? 20 };
+      const [total, rows] = await Promise.all([
+        repository.countBookings(app.db, filters),
+        repository.listBookings(app.db, filters, query.sort ?? 'start_date', query.order ?? 'desc', pageRequest.perPage, offsetOf(pageRequest)),
+      ]);
+      const meta = query.include_meta ? await repository.metaOf(app.db, rows.map((r) => r.id)) : undefined;
+      const page = pageOf(pageRequest, total);
+      return {
+        status: 'success' as const,
+        data: rows.map((row) => toListItem(row, meta?.get(row.id))),
+        meta: {
+          total: page.total,
+          page: page.page,
+          per_page: page.perPage,
+          total_pages: page.totalPages,
+          has_next_page: page.hasNext,
+          has_prev_page: page.hasPrevious,
+        },
+      };
+    },
+  );
+
+  app.post(
+    '/bookings',
+    {
+      config: { permission: 'bookings:create' },
+      schema: {
+        summary: 'Create a booking with availability validation',
+        tags: ['bookings'],
+        body: CreateBookingBody,
+        response: { 201: DetailResponse, ...errorResponses([400, 409, 422, ...AUTH_ERRORS]) },
+      },
+    },
+    async (request, reply) => {
+      const booking = await createBooking(handle(), parseBookingRequest(request.body, 'pending'), request.body.send_confirmation ?? true);
+      return reply.status(201).send({ status: 'success' as const, data: booking });
+    },
+  );
+
+  app.post(
+    '/bookings/bulk',
+    {
+      config: { permission: 'bookings:create' },
+      schema: {
+        summary: 'Create up to 50 bookings; each element succeeds or fails alone',
+        tags: ['bookings'],
+        body: BulkBody,
+        response: { 201: BulkResponse, 207: BulkResponse, 400: { anyOf: [BulkResponse, { $ref: 'ErrorStyle1' }] }, ...errorResponses(AUTH_ERRORS) },
+      },
+    },
+    async (request, reply) => {
+      const elements = request.body.bookings.map(bulkElement);
+      const sendConfirmation = request.body.send_confirmation ?? false;
+      const outcome = await createBulk(handle(), elements, sendConfirmation);
+      const total = elements.length;
+      const successful = outcome.created.length;
+      const failed = outcome.failed.length;
+      const body: BulkResult = {
+        success: failed === 0,
+        message: `${successful} of ${total} bookings created, ${failed} failed`,
+        results: {
+          success: outcome.created.map(({ index, booking, confirmationSent }) => ({
+            index,
+            booking_id: booking.id,
+            data: {
+              id: booking.id,
+              booking_code: booking.booking_code,
+              service: { id: booking.service.id, name: booking.service.name },
+              agent: { id: booking.agent.id, full_name: booking.agent.full_name },
+              customer: { id: booking.customer.id, full_name: booking.customer.full_name, email: booking.customer.email },
+              start_date: booking.start_date,
+              start_time: booking.start_time,
+              status: booking.status,
+            },
+            confirmation_sent: confirmationSent,
+          })),
+          errors: outcome.failed.map(({ index, error }) => ({
+            index,
+            error: errorText(error),
+            code: error.code,
+            booking_data: request.body.bookings[index],
+          })),
+          summary: { total_requested: total, successful, failed },
+        },
+      };
+      return reply.status(failed === 0 ? 201 : successful === 0 ? 400 : 207).send(body);
+    },
+  );
+
+  app.get(
+    '/bookings/:id',
+    {
+      config: { permission: 'bookings:read' },
+      schema: {
+        summary: 'Read a booking',
+        tags: ['bookings'],
+        params: IdParams,
+        response: { 200: ReadResponse, ...errorResponses([400, 404, ...AUTH_ERRORS]) },
+      },
+    },
+    async (request) => ({ status: 'success' as const, success: true as const, data: await readBooking(handle(), request.params.id) }),
+  );
+
+  app.put(
+    '/bookings/:id',
+    {
+      config: { permission: 'bookings:update' },
+      schema: {
+        summary: 'Update a booking: fields, reschedule, agent, status transitions',
+        tags: ['bookings'],
+        params: IdParams,
+        body: UpdateBookingBody,
+        response: { 200: DetailResponse, ...errorResponses([400, 404, 409, 422, ...AUTH_ERRORS]) },
+      },
+    },
+    async (request) => {
+      const body = request.body;
+      const key = request.apiKey;
+      const booking = await updateBooking(
+        handle(),
+        request.params.id,
+        {
+          serviceId: body.service_id,
+          agentId: body.agent_id,
+          locationId: body.location_id,
+          startDate: body.start_date === undefined ? undefined : requireCalendarDate('start_date', body.start_date),
+          startTime: body.start_time,
+          duration: body.duration,
+          status: body.status,
+          customerId: body.customer_id,
+          customer: checkCustomerFields(customerFieldsOf(body)),
+          priceCents: parsePrice(body.price),
+          notes: body.notes,
+          meta: body.meta,
+          sendNotification: body.send_notification ?? false,
+        },
+        key !== undefined && grants(key.permissions, 'bookings:manage_completed'),
+      );
+      return { status: 'success' as const, data: booking };
+    },
+  );
+
+  app.delete(
+    '/bookings/:id',
+    {
+      config: { permission: 'bookings:delete' },
+      schema: {
+        summary: 'Delete a booking and its order item',
+        tags: ['bookings'],
+        params: IdParams,
+        response: { 200: DeleteResponse, ...errorResponses([400, 404, ...AUTH_ERRORS]) },
+      },
+    },
+    async (request) => {
+      await deleteBooking(handle(), request.params.id);
+      return { status: 'success' as const, data: { id: request.params.id, deleted: true as const } };
+    },
+  );
+}

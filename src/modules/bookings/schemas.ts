@@ -1,0 +1,289 @@
+import { Type, type Static } from 'typebox';
+import { pageParams } from '../../http/pagination.js';
+import { AgentChoice, DateText, TimeText } from '../availability/schemas.js';
+
+const Id = Type.Integer({ minimum: 1 });
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+const Money = Type.Union([Type.String(), Type.Number()], { description: 'decimal amount, e.g. "45.00"' });
+const Duration = Type.Integer({ minimum: 1, maximum: 1440, description: 'minutes' });
+
+export const CustomerFields = Type.Object({
+  first_name: Type.Optional(Type.String()),
+  last_name: Type.Optional(Type.String()),
+  email: Type.Optional(Type.String()),
+  phone: Type.Optional(Type.String()),
+});
+export type CustomerFieldsInput = Static<typeof CustomerFields>;
+
+export const CreateStatus = Type.Union([Type.Literal('pending'), Type.Literal('approved'), Type.Literal('cancelled')]);
+export const BookingStatusSchema = Type.Union([
+  Type.Literal('pending'),
+  Type.Literal('approved'),
+  Type.Literal('cancelled'),
+  Type.Literal('completed'),
+  Type.Literal('no_show'),
+]);
+
+/** The fields of one booking to create, as POST /bookings and each bulk element take them. */
+const createFields = {
+  service_id: Id,
+  agent_id: AgentChoice,
+  start_date: DateText,
+  start_time: TimeText,
+  customer_id: Type.Optional(Id),
+  customer: Type.Optional(CustomerFields),
+  location_id: Type.Optional(Id),
+  duration: Type.Optional(Duration),
+  price: Type.Optional(Money),
+  status: Type.Optional(CreateStatus),
+  notes: Type.Optional(Type.String()),
+  meta: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'booking metadata, string values' })),
+};
+
+export const CreateBookingBody = Type.Object({
+  ...createFields,
+  'customer.first_name': Type.Optional(Type.String()),
+  'customer.last_name': Type.Optional(Type.String()),
+  'customer.email': Type.Optional(Type.String()),
+  'customer.phone': Type.Optional(Type.String()),
+  send_confirmation: Type.Optional(Type.Boolean({ default: true })),
+});
+export type CreateBookingInput = Static<typeof CreateBookingBody>;
+
+/** A bulk element: checked one by one (a bad element fails alone), customer only nested. */
+export const BulkElement = Type.Object(createFields);
+export type BulkElementInput = Static<typeof BulkElement>;
+
+export const BulkBody = Type.Object({
+  bookings: Type.Array(Type.Record(Type.String(), Type.Unknown()), { minItems: 1, maxItems: 50 }),
+  send_confirmation: Type.Optional(Type.Boolean({ default: false })),
+});
+
+export const UpdateBookingBody = Type.Object({
+  service_id: Type.Optional(Id),
+  agent_id: Type.Optional(Id),
+  location_id: Type.Optional(Id),
+  start_date: Type.Optional(DateText),
+  start_time: Type.Optional(TimeText),
+  duration: Type.Optional(Duration),
+  status: Type.Optional(BookingStatusSchema),
+  customer_id: Type.Optional(Id),
+  customer: Type.Optional(CustomerFields),
+  'customer.first_name': Type.Optional(Type.String()),
+  'customer.last_name': Type.Optional(Type.String()),
+  'customer.email': Type.Optional(Type.String()),
+  'customer.phone': Type.Optional(Type.String()),
+  price: Type.Optional(Money),
+  notes: Type.Optional(Type.String()),
+  // Null first: with type coercion a String branch tried first would turn null into "".
+  meta: Type.Optional(
+    Type.Record(Type.String(), Type.Union([Type.Null(), Type.String()]), { description: 'merged; null (or "") removes a key' }),
+  ),
+  send_notification: Type.Optional(Type.Boolean({ default: false })),
+});
+export type UpdateBookingInput = Static<typeof UpdateBookingBody>;
+
+export const ListQuery = Type.Object({
+  ...pageParams(20, 100),
+  status: Type.Optional(
+    Type.Union([
+      Type.Literal('pending'),
+      Type.Literal('confirmed'),
+      Type.Literal('approved'),
+      Type.Literal('cancelled'),
+      Type.Literal('completed'),
+      Type.Literal('no_show'),
+    ]),
+  ),
+  customer_id: Type.Optional(Id),
+  agent_id: Type.Optional(Id),
+  service_id: Type.Optional(Id),
+  location_id: Type.Optional(Id),
+  date_from: Type.Optional(DateText),
+  date_to: Type.Optional(DateText),
+  created_date_from: Type.Optional(DateText),
+  created_date_to: Type.Optional(DateText),
+  booking_code: Type.Optional(Type.String()),
+  payment_status: Type.Optional(
+    Type.Union([Type.Literal('not_paid'), Type.Literal('partially_paid'), Type.Literal('paid'), Type.Literal('refunded')]),
+  ),
+  duration_min: Type.Optional(Type.Integer({ minimum: 0 })),
+  duration_max: Type.Optional(Type.Integer({ minimum: 0 })),
+  price_min: Type.Optional(Type.Number({ minimum: 0 })),
+  price_max: Type.Optional(Type.Number({ minimum: 0 })),
+  customer_email: Type.Optional(Type.String()),
+  customer_phone: Type.Optional(Type.String()),
+  include_meta: Type.Optional(Type.Boolean({ default: false })),
+  meta_key: Type.Optional(Type.String({ minLength: 1 })),
+  meta_value: Type.Optional(Type.String()),
+  search: Type.Optional(Type.String()),
+  sort: Type.Optional(
+    Type.Union([Type.Literal('start_date'), Type.Literal('created_at'), Type.Literal('customer_name'), Type.Literal('status'), Type.Literal('id')], {
+      default: 'start_date',
+    }),
+  ),
+  order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')], { default: 'desc' })),
+});
+export type ListQueryInput = Static<typeof ListQuery>;
+
+const MetaObject = Type.Record(Type.String(), Type.String());
+
+export const BookingDetail = Type.Object({
+  id: Type.Integer(),
+  booking_code: Type.String(),
+  status: BookingStatusSchema,
+  start_date: Type.String(),
+  start_time: Type.String(),
+  end_date: Type.String(),
+  end_time: Type.String(),
+  start_datetime: Type.String({ description: 'ISO 8601 with offset' }),
+  end_datetime: Type.String({ description: 'ISO 8601 with offset' }),
+  timezone: Type.String(),
+  duration: Type.Integer(),
+  price: Type.String(),
+  payment_status: Type.String(),
+  notes: Nullable(Type.String()),
+  customer_comment: Nullable(Type.String()),
+  service_name: Type.String(),
+  service_id: Type.Integer(),
+  agent_id: Type.Integer(),
+  location_id: Type.Integer(),
+  customer_id: Type.Integer(),
+  order_id: Nullable(Type.Integer()),
+  customer: Type.Object({
+    id: Type.Integer(),
+    first_name: Type.String(),
+    last_name: Type.String(),
+    full_name: Type.String(),
+    email: Nullable(Type.String()),
+    phone: Nullable(Type.String()),
+  }),
+  agent: Type.Object({
+    id: Type.Integer(),
+    full_name: Type.String(),
+    display_name: Type.String(),
+    email: Type.String(),
+    phone: Nullable(Type.String()),
+  }),
+  service: Type.Object({ id: Type.Integer(), name: Type.String(), duration: Type.Integer(), price: Type.String() }),
+  location: Type.Object({
+    id: Type.Integer(),
+    name: Type.String(),
+    full_address: Type.String(),
+    category: Type.Array(Type.Object({ id: Type.Integer(), name: Type.String() })),
+  }),
+  order: Nullable(
+    Type.Object({
+      id: Type.Integer(),
+      confirmation_code: Type.String(),
+      customer_comment: Nullable(Type.String()),
+      status: Type.String(),
+      fulfillment_status: Type.String(),
+      payment_status: Type.String(),
+      source_id: Nullable(Type.String()),
+      source_url: Nullable(Type.String()),
+      total: Type.String(),
+      subtotal: Type.String(),
+      created_datetime: Type.String(),
+    }),
+  ),
+  transactions: Type.Array(
+    Type.Object({
+      id: Type.Integer(),
+      order_id: Type.Integer(),
+      booking_id: Nullable(Type.Integer()),
+      amount: Type.String(),
+      status: Type.String(),
+      processor: Type.String(),
+      payment_method: Type.String(),
+      payment_portion: Type.String(),
+      kind: Type.String(),
+      created_at: Type.String(),
+    }),
+  ),
+  service_extras: Type.Array(Type.Unknown()),
+  meta: MetaObject,
+  manage_booking_for_agent: Type.String(),
+  manage_booking_for_customer: Type.String(),
+  created_datetime: Type.String({ description: 'ISO 8601 with offset' }),
+  created_at: Type.String(),
+  updated_at: Type.String(),
+});
+
+export const BookingListItem = Type.Object({
+  id: Type.Integer(),
+  booking_code: Type.String(),
+  status: BookingStatusSchema,
+  start_date: Type.String(),
+  start_time: Type.String(),
+  end_time: Type.String(),
+  duration: Type.Integer(),
+  price: Type.String(),
+  payment_status: Type.String(),
+  notes: Nullable(Type.String()),
+  agent: Type.Object({ id: Type.Integer(), display_name: Type.String(), email: Type.String() }),
+  service: Type.Object({ id: Type.Integer(), name: Type.String(), duration: Type.Integer(), price: Type.String() }),
+  location: Type.Object({ id: Type.Integer(), name: Type.String(), address: Type.String() }),
+  customer: Type.Object({
+    id: Type.Integer(),
+    first_name: Type.String(),
+    last_name: Type.String(),
+    email: Nullable(Type.String()),
+    phone: Nullable(Type.String()),
+  }),
+  meta: Type.Optional(MetaObject),
+  created_at: Type.String(),
+  updated_at: Type.String(),
+});
+
+export const ListResponse = Type.Object({
+  status: Type.Literal('success'),
+  data: Type.Array(BookingListItem),
+  meta: Type.Object({
+    total: Type.Integer(),
+    page: Type.Integer(),
+    per_page: Type.Integer(),
+    total_pages: Type.Integer(),
+    has_next_page: Type.Boolean(),
+    has_prev_page: Type.Boolean(),
+  }),
+});
+
+export const DetailResponse = Type.Object({ status: Type.Literal('success'), data: BookingDetail });
+export const ReadResponse = Type.Object({ status: Type.Literal('success'), success: Type.Literal(true), data: BookingDetail });
+export const DeleteResponse = Type.Object({
+  status: Type.Literal('success'),
+  data: Type.Object({ id: Type.Integer(), deleted: Type.Literal(true) }),
+});
+
+const BulkSuccess = Type.Object({
+  index: Type.Integer(),
+  booking_id: Type.Integer(),
+  data: Type.Object({
+    id: Type.Integer(),
+    booking_code: Type.String(),
+    service: Type.Object({ id: Type.Integer(), name: Type.String() }),
+    agent: Type.Object({ id: Type.Integer(), full_name: Type.String() }),
+    customer: Type.Object({ id: Type.Integer(), full_name: Type.String(), email: Nullable(Type.String()) }),
+    start_date: Type.String(),
+    start_time: Type.String(),
+    status: BookingStatusSchema,
+  }),
+  confirmation_sent: Type.Boolean(),
+});
+const BulkFailure = Type.Object({
+  index: Type.Integer(),
+  error: Type.String(),
+  code: Type.String({ description: 'the error code the single create would answer' }),
+  booking_data: Type.Unknown(),
+});
+export const BulkResponse = Type.Object({
+  success: Type.Boolean(),
+  message: Type.String(),
+  results: Type.Object({
+    success: Type.Array(BulkSuccess),
+    errors: Type.Array(BulkFailure),
+    summary: Type.Object({ total_requested: Type.Integer(), successful: Type.Integer(), failed: Type.Integer() }),
+  }),
+});
+export type BulkResult = Static<typeof BulkResponse>;

@@ -1,0 +1,201 @@
+import { sql } from 'kysely';
+import type { Db } from '../../db/database.js';
+import { lockedTransaction } from '../../db/transactions.js';
+import { AppError } from '../../http/errors.js';
+import { nowIso } from '../../lib/time.js';
+import { inZone } from '../availability/engine.js';
+import { findService } from '../availability/repository.js';
+import { slotContext } from '../availability/service.js';
+import { assertEmailFree, findCustomer, updateBookingCustomer, type CustomerChanges } from './customers.js';
+import { loadDetail, type BookingView } from './present.js';
+import * as repository from './repository.js';
+import {
+  freeCandidate,
+  mailAbout,
+  requireAgent,
+  requireLocation,
+  requireService,
+  spanColumns,
+  startInstant,
+  workingCandidates,
+  type Handle,
+} from './service.js';
+import type { BookingStatus } from './table.js';
+
+const MINUTE_MS = 60_000;
+
+/** Spec, States and transitions: the moves PUT /bookings/{id} may make. */
+export const TRANSITIONS: Record<BookingStatus, readonly BookingStatus[]> = {
+  pending: ['approved', 'cancelled'],
+  approved: ['completed', 'cancelled', 'no_show'],
+  cancelled: ['pending', 'approved'],
+  completed: ['cancelled'],
+  no_show: ['approved', 'cancelled'],
+};
+
+export interface BookingUpdate {
+  serviceId?: number;
+  agentId?: number;
+  locationId?: number;
+  startDate?: string;
+  startTime?: string;
+  duration?: number;
+  status?: BookingStatus;
+  customerId?: number;
+  customer: CustomerChanges;
+  priceCents?: number;
+  notes?: string;
+  meta?: Record<string, string | null>;
+  sendNotification: boolean;
+}
+
+function checkTransition(from: BookingStatus, to: BookingStatus, mayManageCompleted: boolean): void {
+  if (from === to) return;
+  if (!TRANSITIONS[from].includes(to)) {
+    throw new AppError('validation_failed', `A ${from} booking cannot become ${to}`, { status: `invalid for this booking: ${from} → ${to}` });
+  }
+  if (from === 'completed' && !mayManageCompleted) {
+    throw new AppError('forbidden', 'Cancelling a completed booking needs the permission bookings:manage_completed');
+  }
+}
+
+/** A new booking price flows into its order item, the order's totals and the order's open invoice. */
+async function repriceOrder(db: Db, bookingId: number, orderId: number, priceCents: number): Promise<void> {
+  const at = nowIso();
+  await db
+    .updateTable('order_items')
+    .set({ subtotal_cents: priceCents, total_cents: priceCents, updated_at: at })
+    .where('booking_id', '=', bookingId)
+    .where('variant', '=', 'booking')
+    .execute();
+  const { subtotal } = await db
+    .selectFrom('order_items')
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('total_cents'), sql<number>`0`).as('subtotal'))
+    .where('order_id', '=', orderId)
+    .executeTakeFirstOrThrow();
+  const order = await db
+    .selectFrom('orders')
+    .select(['discount_total_cents', 'coupon_discount_cents', 'tax_total_cents'])
+    .where('id', '=', orderId)
+    .executeTakeFirstOrThrow();
+  // Contract §8: total = subtotal − discount_total − coupon_discount + tax_total.
+  const total = Number(subtotal) - order.discount_total_cents - order.coupon_discount_cents + order.tax_total_cents;
+  await db.updateTable('orders').set({ subtotal_cents: Number(subtotal), total_cents: total, updated_at: at }).where('id', '=', orderId).execute();
+  await db
+    .updateTable('invoices')
+    .set({ charge_amount_cents: total, updated_at: at })
+    .where('order_id', '=', orderId)
+    .where('status', '=', 'open')
+    .execute();
+}
+
+const AGENT_MOVED = Symbol('agent moved');
+
+/**
+ * PUT /bookings/{id}. A change of time, duration, agent or service, or bringing a cancelled
+ * booking back, re-checks availability under the locks of the old and the new agent.
+ */
+export async function updateBooking(handle: Handle, id: number, update: BookingUpdate, mayManageCompleted: boolean): Promise<BookingView> {
+  for (;;) {
+    const current = await repository.findBooking(handle.db, id);
+    if (!current) throw new AppError('booking_not_found', `Booking ${id} does not exist`);
+    const keys = [`agent:${current.agent_id}`, `agent:${update.agentId ?? current.agent_id}`];
+    if (update.customer.email !== undefined) keys.push(`email:${update.customer.email.toLowerCase()}`);
+    const result = await lockedTransaction(handle, keys, async (trx) => {
+      const booking = await repository.findBooking(trx, id);
+      if (!booking) throw new AppError('booking_not_found', `Booking ${id} does not exist`);
+      // Another request moved it to an agent whose lock this transaction does not hold.
+      if (booking.agent_id !== current.agent_id) return AGENT_MOVED;
+      return applyUpdate(trx, handle, booking, update, mayManageCompleted);
+    });
+    if (result !== AGENT_MOVED) return result;
+  }
+}
+
+async function applyUpdate(
+  trx: Db,
+  handle: Handle,
+  booking: repository.BookingRow,
+  update: BookingUpdate,
+  mayManageCompleted: boolean,
+): Promise<BookingView> {
+  const status = update.status ?? booking.status;
+  checkTransition(booking.status, status, mayManageCompleted);
+  const context = await slotContext(trx);
+
+  const changed = <K extends 'service_id' | 'agent_id' | 'location_id' | 'start_date' | 'start_time' | 'duration'>(
+    column: K,
+    value: repository.BookingRow[K] | undefined,
+  ): boolean => value !== undefined && value !== booking[column];
+  const serviceChanged = changed('service_id', update.serviceId);
+  const agentChanged = changed('agent_id', update.agentId);
+  const locationChanged = changed('location_id', update.locationId);
+  const timeChanged = changed('start_date', update.startDate) || changed('start_time', update.startTime);
+  const durationChanged = changed('duration', update.duration);
+  const reactivated = booking.status === 'cancelled' && status !== 'cancelled';
+  const rescheduled = serviceChanged || agentChanged || locationChanged || timeChanged || durationChanged;
+
+  const serviceId = update.serviceId ?? booking.service_id;
+  const agentId = update.agentId ?? booking.agent_id;
+  const locationId = update.locationId ?? booking.location_id;
+  const duration = update.duration ?? booking.duration;
+  let spanValues = {};
+
+  if (rescheduled || reactivated) {
+    const service = serviceChanged ? await requireService(trx, serviceId) : await findService(trx, serviceId);
+    if (!service) throw new AppError('invalid_request', `service ${serviceId} does not exist`, { service_id: 'does not exist' });
+    if (locationChanged) await requireLocation(trx, locationId);
+    const candidate = await requireAgent(trx, agentId, service, locationId, duration);
+    const date = update.startDate ?? booking.start_date;
+    const time = update.startTime ?? booking.start_time;
+    const start = timeChanged ? startInstant(date, time, context) : Date.parse(booking.start_at);
+    const localDate = inZone(start, context.timezone).toFormat('yyyy-MM-dd');
+    if (rescheduled) workingCandidates([candidate], localDate, start, context, true);
+    if (status !== 'cancelled') {
+      await freeCandidate(
+        trx,
+        [candidate],
+        [candidate],
+        { date: localDate, time: inZone(start, context.timezone).toFormat('HH:mm') },
+        start,
+        service,
+        { context, lockedAgents: new Set([agentId]), pending: [], pendingEmails: new Set() },
+        booking.id,
+      );
+    }
+    if (rescheduled) spanValues = spanColumns({ start, end: start + duration * MINUTE_MS }, context.timezone);
+  }
+
+  const customerId = update.customerId ?? booking.customer_id;
+  if (update.customerId !== undefined && !(await findCustomer(trx, update.customerId))) {
+    throw new AppError('invalid_request', `customer ${update.customerId} does not exist`, { customer_id: 'does not exist' });
+  }
+  if (update.customer.email !== undefined) await assertEmailFree(trx, update.customer.email, customerId);
+  await updateBookingCustomer(trx, customerId, update.customer);
+
+  await repository.updateBookingRow(trx, booking.id, {
+    ...spanValues,
+    service_id: serviceId,
+    agent_id: agentId,
+    location_id: locationId,
+    duration,
+    status,
+    customer_id: customerId,
+    ...(update.priceCents !== undefined ? { price_cents: update.priceCents } : {}),
+    ...(update.notes !== undefined ? { notes: update.notes } : {}),
+    updated_at: nowIso(),
+  });
+  if (booking.order_id !== null) {
+    if (customerId !== booking.customer_id) {
+      await trx.updateTable('orders').set({ customer_id: customerId, updated_at: nowIso() }).where('id', '=', booking.order_id).execute();
+    }
+    if (update.priceCents !== undefined && update.priceCents !== booking.price_cents) {
+      await repriceOrder(trx, booking.id, booking.order_id, update.priceCents);
+    }
+  }
+  if (update.meta) await repository.writeMeta(trx, booking.id, update.meta);
+
+  const view = (await loadDetail(trx, booking.id, handle.publicUrl)) as BookingView;
+  if (update.sendNotification) await mailAbout(trx, view, 'booking_change');
+  return view;
+}

@@ -1,0 +1,284 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  conflictOf,
+  daySpan,
+  freeSlots,
+  inZone,
+  isWithin,
+  localInstant,
+  workingMinutes,
+  workingSpans,
+  type BusyBooking,
+  type Span,
+} from '../../src/modules/availability/engine.js';
+import { DEFAULT_SITE_SCHEDULE, type Schedule, type Weekly } from '../../src/modules/schedules/model.js';
+
+const H = 3_600_000;
+const M = 60_000;
+const utc = (iso: string): number => Date.parse(iso);
+const local = (instant: number, zone: string): string => inZone(instant, zone).toFormat("yyyy-MM-dd'T'HH:mmZZ");
+
+function weekly(periods: { start: string; end: string }[]): Weekly {
+  return { monday: periods, tuesday: periods, wednesday: periods, thursday: periods, friday: periods, saturday: periods, sunday: periods };
+}
+const allWeek = (start: string, end: string): Schedule => ({ weekly: weekly([{ start, end }]), exceptions: [] });
+
+describe('localInstant', () => {
+  it('converts a local time with the zone rules of that date', () => {
+    expect(localInstant('2026-01-15', '09:00', 'Europe/Berlin')).toBe(utc('2026-01-15T08:00:00Z'));
+    expect(localInstant('2026-07-15', '09:00', 'Europe/Berlin')).toBe(utc('2026-07-15T07:00:00Z'));
+  });
+
+  it('reads years below 100 as themselves', () => {
+    expect(localInstant('0050-06-01', '12:00', 'UTC')).toBe(Date.parse('0050-06-01T12:00:00Z'));
+  });
+
+  it('refuses local times inside a DST gap', () => {
+    expect(localInstant('2026-03-29', '02:30', 'Europe/Berlin')).toBeUndefined();
+    expect(localInstant('2026-03-08', '02:00', 'America/New_York')).toBeUndefined();
+    // Lord Howe moves its clocks by half an hour: 02:00 → 02:30.
+    expect(localInstant('2026-10-04', '02:15', 'Australia/Lord_Howe')).toBeUndefined();
+    expect(localInstant('2026-10-04', '02:30', 'Australia/Lord_Howe')).toBe(utc('2026-10-03T15:30:00Z'));
+  });
+
+  it('takes the first occurrence of an ambiguous local time', () => {
+    expect(localInstant('2026-10-25', '02:30', 'Europe/Berlin')).toBe(utc('2026-10-25T00:30:00Z'));
+    expect(localInstant('2026-11-01', '01:30', 'America/New_York')).toBe(utc('2026-11-01T05:30:00Z'));
+    // Lord Howe falls back from +11:00 to +10:30 at 02:00: 01:30–02:00 happens twice.
+    expect(localInstant('2026-04-05', '01:45', 'Australia/Lord_Howe')).toBe(utc('2026-04-04T14:45:00Z'));
+  });
+});
+
+describe('working periods', () => {
+  it('uses the weekday hours, or the date exception instead', () => {
+    const schedule: Schedule = {
+      weekly: { ...DEFAULT_SITE_SCHEDULE.weekly, monday: [{ start: '13:00', end: '17:00' }, { start: '09:00', end: '12:00' }] },
+      exceptions: [
+        { date: '2026-12-08', periods: [{ start: '10:00', end: '11:00' }] },
+        { date: '2026-12-25', periods: [] },
+      ],
+    };
+    expect(workingMinutes(schedule, '2026-12-07', null)).toEqual([
+      { start: 540, end: 720 },
+      { start: 780, end: 1020 },
+    ]);
+    expect(workingMinutes(schedule, '2026-12-08', null)).toEqual([{ start: 600, end: 660 }]);
+    expect(workingMinutes(schedule, '2026-12-25', null)).toEqual([]);
+    expect(workingMinutes(schedule, '2026-12-12', null)).toEqual([]);
+  });
+
+  it('joins touching periods so that a booking may run across the seam', () => {
+    const schedule = { weekly: weekly([{ start: '09:00', end: '12:00' }, { start: '12:00', end: '14:00' }]), exceptions: [] };
+    expect(workingMinutes(schedule, '2026-12-07', null)).toEqual([{ start: 540, end: 840 }]);
+  });
+
+  it('narrows to the custom hours of a service, and a weekday they leave out is not worked', () => {
+    const custom: Weekly = { ...weekly([]), monday: [{ start: '08:00', end: '10:30' }, { start: '16:00', end: '20:00' }] };
+    expect(workingMinutes(DEFAULT_SITE_SCHEDULE, '2026-12-07', custom)).toEqual([
+      { start: 540, end: 630 },
+      { start: 960, end: 1020 },
+    ]);
+    expect(workingMinutes(DEFAULT_SITE_SCHEDULE, '2026-12-08', custom)).toEqual([]);
+  });
+});
+
+describe('DST days', () => {
+  it('Europe/Berlin spring forward: a 00:00–06:00 day has five hours', () => {
+    const spans = workingSpans(allWeek('00:00', '06:00'), '2026-03-29', null, 'Europe/Berlin');
+    expect(spans).toEqual([{ start: utc('2026-03-28T23:00:00Z'), end: utc('2026-03-29T04:00:00Z') }]);
+    const starts = freeSlots({ spans, durationMinutes: 60, intervalMinutes: 60, earliest: 0, serviceId: 1, capacity: 1, bookings: [] });
+    expect(starts.map((s) => local(s, 'Europe/Berlin'))).toEqual([
+      '2026-03-29T00:00+01:00',
+      '2026-03-29T01:00+01:00',
+      '2026-03-29T03:00+02:00',
+      '2026-03-29T04:00+02:00',
+      '2026-03-29T05:00+02:00',
+    ]);
+  });
+
+  it('Europe/Berlin fall back: a 00:00–06:00 day has seven hours, 02:00 twice', () => {
+    const spans = workingSpans(allWeek('00:00', '06:00'), '2026-10-25', null, 'Europe/Berlin');
+    expect(spans[0]!.end - spans[0]!.start).toBe(7 * H);
+    const starts = freeSlots({ spans, durationMinutes: 60, intervalMinutes: 60, earliest: 0, serviceId: 1, capacity: 1, bookings: [] });
+    expect(starts.map((s) => local(s, 'Europe/Berlin'))).toEqual([
+      '2026-10-25T00:00+02:00',
+      '2026-10-25T01:00+02:00',
+      '2026-10-25T02:00+02:00',
+      '2026-10-25T02:00+01:00',
+      '2026-10-25T03:00+01:00',
+      '2026-10-25T04:00+01:00',
+      '2026-10-25T05:00+01:00',
+    ]);
+  });
+
+  it('a working period that starts inside the gap starts when the clocks jump', () => {
+    const spans = workingSpans(allWeek('02:30', '05:00'), '2026-03-29', null, 'Europe/Berlin');
+    expect(spans).toEqual([{ start: utc('2026-03-29T01:00:00Z'), end: utc('2026-03-29T03:00:00Z') }]);
+  });
+
+  it('America/New_York: the spring day is 23 hours, the autumn day 25', () => {
+    const spring = daySpan('2026-03-08', 'America/New_York');
+    const autumn = daySpan('2026-11-01', 'America/New_York');
+    expect(spring.end - spring.start).toBe(23 * H);
+    expect(autumn.end - autumn.start).toBe(25 * H);
+    const spans = workingSpans(allWeek('00:00', '04:00'), '2026-03-08', null, 'America/New_York');
+    const starts = freeSlots({ spans, durationMinutes: 30, intervalMinutes: 30, earliest: 0, serviceId: 1, capacity: 1, bookings: [] });
+    expect(starts.map((s) => inZone(s, 'America/New_York').toFormat('HH:mm'))).toEqual([
+      '00:00',
+      '00:30',
+      '01:00',
+      '01:30',
+      '03:00',
+      '03:30',
+    ]);
+  });
+
+  it('Australia/Lord_Howe: half-hour shifts on both DST days', () => {
+    const spring = daySpan('2026-10-04', 'Australia/Lord_Howe');
+    const autumn = daySpan('2026-04-05', 'Australia/Lord_Howe');
+    expect(spring.end - spring.start).toBe(23.5 * H);
+    expect(autumn.end - autumn.start).toBe(24.5 * H);
+
+    const springStarts = freeSlots({
+      spans: workingSpans(allWeek('01:00', '04:00'), '2026-10-04', null, 'Australia/Lord_Howe'),
+      durationMinutes: 30,
+      intervalMinutes: 30,
+      earliest: 0,
+      serviceId: 1,
+      capacity: 1,
+      bookings: [],
+    });
+    expect(springStarts.map((s) => local(s, 'Australia/Lord_Howe'))).toEqual([
+      '2026-10-04T01:00+10:30',
+      '2026-10-04T01:30+10:30',
+      '2026-10-04T02:30+11:00',
+      '2026-10-04T03:00+11:00',
+      '2026-10-04T03:30+11:00',
+    ]);
+
+    const autumnStarts = freeSlots({
+      spans: workingSpans(allWeek('01:00', '03:00'), '2026-04-05', null, 'Australia/Lord_Howe'),
+      durationMinutes: 30,
+      intervalMinutes: 30,
+      earliest: 0,
+      serviceId: 1,
+      capacity: 1,
+      bookings: [],
+    });
+    expect(autumnStarts.map((s) => local(s, 'Australia/Lord_Howe'))).toEqual([
+      '2026-04-05T01:00+11:00',
+      '2026-04-05T01:30+11:00',
+      '2026-04-05T01:30+10:30',
+      '2026-04-05T02:00+10:30',
+      '2026-04-05T02:30+10:30',
+    ]);
+  });
+
+  it('a booking ends its duration in elapsed minutes after its start, across the jump', () => {
+    const start = localInstant('2026-03-29', '01:30', 'Europe/Berlin')!;
+    expect(local(start + 60 * M, 'Europe/Berlin')).toBe('2026-03-29T03:30+02:00');
+  });
+});
+
+describe('slots', () => {
+  const day = (hour: number, minute = 0): number => Date.UTC(2026, 11, 7, hour, minute);
+  const span: Span = { start: day(9), end: day(17) };
+  const base = { spans: [span], durationMinutes: 60, intervalMinutes: 30, earliest: 0, serviceId: 1, capacity: 1, bookings: [] };
+
+  it('step by the interval from the start of each period, and the whole duration fits', () => {
+    const starts = freeSlots({ ...base, spans: [{ start: day(9), end: day(11) }, { start: day(13, 15), end: day(14, 30) }] });
+    expect(starts).toEqual([day(9), day(9, 30), day(10), day(13, 15)]);
+  });
+
+  it('leave out starts before the lead time', () => {
+    expect(freeSlots({ ...base, earliest: day(15, 10) })).toEqual([day(15, 30), day(16)]);
+  });
+
+  it('leave out every start overlapping a booking; touching is fine', () => {
+    const booking: BusyBooking = { id: 1, serviceId: 2, start: day(12), end: day(13) };
+    const starts = freeSlots({ ...base, bookings: [booking] });
+    expect(starts).not.toContain(day(11, 30));
+    expect(starts).not.toContain(day(12));
+    expect(starts).not.toContain(day(12, 30));
+    expect(starts).toContain(day(11));
+    expect(starts).toContain(day(13));
+  });
+
+  it('let up to capacity bookings of the same service share one start', () => {
+    const group = (id: number): BusyBooking => ({ id, serviceId: 1, start: day(10), end: day(11) });
+    const capacity = 3;
+    expect(freeSlots({ ...base, capacity, bookings: [group(1), group(2)] })).toContain(day(10));
+    expect(freeSlots({ ...base, capacity, bookings: [group(1), group(2), group(3)] })).not.toContain(day(10));
+    // A group slot is never joined at another start, nor by another service.
+    expect(freeSlots({ ...base, capacity, bookings: [group(1)] })).not.toContain(day(10, 30));
+    expect(conflictOf({ start: day(10), end: day(11) }, 2, capacity, [group(1)])).toEqual(group(1));
+    expect(conflictOf({ start: day(10), end: day(11) }, 1, capacity, [group(1)])).toBeUndefined();
+  });
+
+  it('isWithin needs the whole span inside one working span', () => {
+    expect(isWithin({ start: day(16), end: day(17) }, [span])).toBe(true);
+    expect(isWithin({ start: day(16, 30), end: day(17, 30) }, [span])).toBe(false);
+  });
+});
+
+describe('property: no free slot overlaps a booking or leaves working hours, and none is missed', () => {
+  const zones = ['Europe/Berlin', 'America/New_York', 'Australia/Lord_Howe', 'UTC', 'Asia/Kolkata'];
+  const dates = ['2026-03-08', '2026-03-29', '2026-04-05', '2026-10-04', '2026-10-25', '2026-11-01', '2026-06-15'];
+  const time = fc.integer({ min: 0, max: 47 }).map((half) => `${String(Math.floor(half / 2)).padStart(2, '0')}:${half % 2 ? '30' : '00'}`);
+  const period = fc.tuple(time, time).filter(([a, b]) => a < b).map(([start, end]) => ({ start, end }));
+
+  it('holds for random hours, bookings, durations and intervals on DST days', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...zones),
+        fc.constantFrom(...dates),
+        fc.array(period, { maxLength: 3 }),
+        fc.array(fc.record({ offset: fc.integer({ min: -8, max: 100 }).map((quarter) => quarter * 15), length: fc.integer({ min: 5, max: 240 }), shared: fc.boolean() }), {
+          maxLength: 6,
+        }),
+        fc.integer({ min: 5, max: 180 }),
+        // Booking starts and steps on a quarter-hour grid often meet, so group sharing is exercised.
+        fc.constantFrom(5, 10, 15, 30, 45, 60),
+        fc.integer({ min: 1, max: 3 }),
+        fc.integer({ min: 0, max: 1440 }),
+        (zone, date, periods, rawBookings, duration, interval, capacity, earliestOffset) => {
+          const schedule: Schedule = { weekly: weekly(periods), exceptions: [] };
+          const spans = workingSpans(schedule, date, null, zone);
+          const day = daySpan(date, zone);
+          const bookings: BusyBooking[] = rawBookings.map((b, i) => ({
+            id: i + 1,
+            serviceId: b.shared ? 1 : 2,
+            start: day.start + b.offset * M,
+            end: day.start + (b.offset + b.length) * M,
+          }));
+          const earliest = day.start + earliestOffset * M;
+          const starts = freeSlots({ spans, durationMinutes: duration, intervalMinutes: interval, earliest, serviceId: 1, capacity, bookings });
+          for (const start of starts) {
+            expect(start).toBeGreaterThanOrEqual(earliest);
+            const slot = { start, end: start + duration * M };
+            expect(isWithin(slot, spans)).toBe(true);
+            const overlapping = bookings.filter((b) => b.start < slot.end && slot.start < b.end);
+            for (const b of overlapping) {
+              expect(b.serviceId === 1 && b.start === slot.start).toBe(true);
+            }
+            expect(overlapping.length).toBeLessThan(capacity);
+          }
+          // Every working span lies inside the local day.
+          for (const s of spans) expect(s.start >= day.start && s.end <= day.end).toBe(true);
+          // And no free grid start is missing: a start is left out only for a reason.
+          for (const span of spans) {
+            for (let start = span.start; start + duration * M <= span.end; start += interval * M) {
+              const end = start + duration * M;
+              const sharing = bookings.filter((b) => b.start === start && b.serviceId === 1);
+              const blocked = bookings.some((b) => b.start < end && start < b.end && !(b.start === start && b.serviceId === 1));
+              const free = start >= earliest && !blocked && sharing.length < capacity;
+              expect(starts.includes(start)).toBe(free);
+            }
+          }
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+});

@@ -1,0 +1,150 @@
+import { describe, expect, it } from 'vitest';
+import { setSettings } from '../../src/modules/settings/service.js';
+import { connectAgent, insertBooking, insertLocation } from '../fixtures.js';
+import { DIALECTS, useTestApp, type Json } from '../helper.js';
+import { addAgent, MONDAY, newSite, requester, type Site } from '../bookings/setup.js';
+
+describe.each(DIALECTS)('GET /availability (%s)', (dialect) => {
+  const t = useTestApp(dialect, { SITE_TIMEZONE: 'Europe/Berlin' });
+  const call = requester(t);
+
+  async function availability(query: string, key?: string): Promise<Json> {
+    const res = await call('GET', `/availability?${query}`, undefined, key);
+    expect(res.statusCode).toBe(200);
+    return res.json();
+  }
+  const startsOf = (day: Json): string[] => (day.slots as { start_time: string }[]).map((s) => s.start_time);
+  const booked = (site: Site, agentId: number, startUtc: string, endUtc: string, values: Parameters<typeof insertBooking>[2] = {}) =>
+    insertBooking(t.db, { serviceId: site.serviceId, agentId, locationId: site.locationId, customerId: site.customerId }, { start_at: startUtc, end_at: endUtc, ...values });
+
+  it('answers one day in envelope B with the free slots of every agent', async () => {
+    const site = await newSite(t.db);
+    const second = await addAgent(t.db, site);
+    await booked(site, site.agentId, '2030-01-07T09:00:00.000Z', '2030-01-07T10:00:00.000Z');
+    const body = await availability(`service_id=${site.serviceId}&date=${MONDAY}`);
+    expect(body.success).toBe(true);
+    expect(body.data).toMatchObject({ timezone: 'Europe/Berlin', service_id: site.serviceId, duration: 60 });
+    const [day] = body.data.days;
+    expect(day.date).toBe(MONDAY);
+    expect(day.slots[0]).toEqual({ start_time: '09:00', end_time: '10:00', start_datetime: '2030-01-07T09:00:00+01:00', agent_ids: [site.agentId, second] });
+    // 10:00 Berlin is booked for the first agent: 09:30, 10:00 and 10:30 are the second's alone.
+    const only = (day.slots as { start_time: string; agent_ids: number[] }[]).filter((s) => s.agent_ids.length === 1).map((s) => s.start_time);
+    expect(only).toEqual(['09:30', '10:00', '10:30']);
+    expect(startsOf(day)).toHaveLength(15);
+    expect(startsOf(day).at(-1)).toBe('16:00');
+  });
+
+  it('answers a range day by day, days off included, and narrows to one agent, a location or a duration', async () => {
+    const site = await newSite(t.db);
+    const second = await addAgent(t.db, site);
+    const body = await availability(`service_id=${site.serviceId}&date_from=2030-01-11&date_to=2030-01-14&agent_id=${second}`);
+    expect(body.data.days.map((d: { date: string; slots: unknown[] }) => [d.date, d.slots.length])).toEqual([
+      ['2030-01-11', 15],
+      ['2030-01-12', 0],
+      ['2030-01-13', 0],
+      ['2030-01-14', 15],
+    ]);
+    expect(body.data.days[0].slots.every((s: Json) => s.agent_ids.length === 1 && s.agent_ids[0] === second)).toBe(true);
+
+    const elsewhere = await insertLocation(t.db);
+    await connectAgent(t.db, second, { locationIds: [elsewhere] });
+    const atLocation = await availability(`service_id=${site.serviceId}&date=${MONDAY}&location_id=${elsewhere}&agent_id=any`);
+    expect(atLocation.data.days[0].slots[0].agent_ids).toEqual([second]);
+
+    const long = await availability(`service_id=${site.serviceId}&date=${MONDAY}&duration=240&agent_id=-1`);
+    expect(long.data.duration).toBe(240);
+    expect(startsOf(long.data.days[0])).toEqual(['09:00', '09:30', '10:00', '10:30', '11:00', '11:30', '12:00', '12:30', '13:00']);
+    expect(long.data.days[0].slots[0].end_time).toBe('13:00');
+  });
+
+  it('keeps a group slot open until capacity_max bookings share it', async () => {
+    const site = await newSite(t.db, { capacity_max: 2 });
+    await booked(site, site.agentId, '2030-01-07T09:00:00.000Z', '2030-01-07T10:00:00.000Z');
+    expect(startsOf((await availability(`service_id=${site.serviceId}&date=${MONDAY}`)).data.days[0])).toContain('10:00');
+    await booked(site, site.agentId, '2030-01-07T09:00:00.000Z', '2030-01-07T10:00:00.000Z');
+    const starts = startsOf((await availability(`service_id=${site.serviceId}&date=${MONDAY}`)).data.days[0]);
+    expect(starts).not.toContain('10:00');
+    expect(starts).not.toContain('09:30');
+    expect(starts).toContain('11:00');
+  });
+
+  it('ignores cancelled bookings and shows nothing in the past or inside the lead time', async () => {
+    const site = await newSite(t.db);
+    await booked(site, site.agentId, '2030-01-07T09:00:00.000Z', '2030-01-07T10:00:00.000Z', { status: 'cancelled' });
+    expect(startsOf((await availability(`service_id=${site.serviceId}&date=${MONDAY}`)).data.days[0])).toContain('10:00');
+    expect((await availability(`service_id=${site.serviceId}&date=2020-01-06`)).data.days[0].slots).toEqual([]);
+    await setSettings(t.db, { min_lead_minutes: 525600 });
+    try {
+      expect((await availability(`service_id=${site.serviceId}&date=2027-01-04`)).data.days[0].slots).toEqual([]);
+    } finally {
+      await setSettings(t.db, { min_lead_minutes: 0 });
+    }
+  });
+
+  it('steps over the DST change of the site zone', async () => {
+    const site = await newSite(t.db);
+    const night = await addAgent(t.db, site, {
+      schedule: JSON.stringify({
+        weekly: { monday: [], tuesday: [], wednesday: [], thursday: [], friday: [], saturday: [], sunday: [{ start: '00:00', end: '05:00' }] },
+        exceptions: [],
+      }),
+    });
+    await setSettings(t.db, { slot_interval_minutes: 60 });
+    try {
+      const body = await availability(`service_id=${site.serviceId}&date=2030-03-31&agent_id=${night}`);
+      expect(body.data.days[0].slots.map((s: { start_datetime: string }) => s.start_datetime)).toEqual([
+        '2030-03-31T00:00:00+01:00',
+        '2030-03-31T01:00:00+01:00',
+        '2030-03-31T03:00:00+02:00',
+        '2030-03-31T04:00:00+02:00',
+      ]);
+    } finally {
+      await setSettings(t.db, { slot_interval_minutes: 30 });
+    }
+  });
+
+  it('answers no slots for a disabled service or an inactive agent', async () => {
+    const site = await newSite(t.db);
+    const inactive = await addAgent(t.db, site, { status: 'disabled' });
+    expect((await availability(`service_id=${site.serviceId}&date=${MONDAY}&agent_id=${inactive}`)).data.days[0].slots).toEqual([]);
+    await t.db.updateTable('services').set({ status: 'disabled' }).where('id', '=', site.serviceId).execute();
+    expect((await availability(`service_id=${site.serviceId}&date=${MONDAY}`)).data.days[0].slots).toEqual([]);
+  });
+
+  it('accepts a range of 62 days, both ends counted', async () => {
+    const site = await newSite(t.db);
+    const body = await availability(`service_id=${site.serviceId}&date_from=2030-01-01&date_to=2030-03-03`);
+    expect(body.data.days).toHaveLength(62);
+  });
+
+  it.each([
+    ['a range over 62 days', 'date_from=2030-01-01&date_to=2030-03-04', 'date_to'],
+    ['a range of thousands of years', 'date_from=0001-01-01&date_to=9999-12-31', 'date_to'],
+    ['no date', '', 'date_from'],
+    ['only date_from', 'date_from=2030-01-01', 'date_to'],
+    ['a range ending before it starts', 'date_from=2030-01-05&date_to=2030-01-04', 'date_to'],
+    ['a date that does not exist', 'date=2030-02-30', 'date'],
+    ['a malformed date', 'date=tomorrow', 'date'],
+    ['an unknown service', 'date=2030-01-07&service_id=999999', 'service_id'],
+    ['an unknown agent', 'date=2030-01-07&agent_id=999999', 'agent_id'],
+    ['an unknown location', 'date=2030-01-07&location_id=999999', 'location_id'],
+    ['a zero duration', 'date=2030-01-07&duration=0', 'duration'],
+  ])('refuses %s with 400 invalid_request', async (_name, query, field) => {
+    const site = await newSite(t.db);
+    const res = await call('GET', `/availability?service_id=${site.serviceId}&${query}`);
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.code).toBe('invalid_request');
+    expect(res.json().error.details).toHaveProperty(field);
+  });
+
+  it('refuses a missing service_id, and needs availability:read', async () => {
+    const res = await call('GET', `/availability?date=${MONDAY}`);
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.details).toHaveProperty('service_id');
+    const site = await newSite(t.db);
+    const key = await t.key({ permissions: ['bookings:read'] });
+    expect((await call('GET', `/availability?service_id=${site.serviceId}&date=${MONDAY}`, undefined, key)).statusCode).toBe(403);
+    const allowed = await t.key({ permissions: ['availability:read'] });
+    await availability(`service_id=${site.serviceId}&date=${MONDAY}`, allowed);
+  });
+});

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { DateTime } from 'luxon';
 import type { Db } from '../src/db/database.js';
 import { setSettings } from '../src/modules/settings/service.js';
-import { SITE_SCHEDULE_KEY, WEEKDAYS, type Schedule } from '../src/modules/schedules/model.js';
+import { WEEKDAYS, type Schedule, type Weekly } from '../src/modules/schedules/model.js';
+import { writeSiteSchedule } from '../src/modules/schedules/repository.js';
 
 /** The benchmark site: agents work every day 08:00–20:00 in Europe/Berlin, bookings start on the half hour. */
 export const BENCH_TIMEZONE = 'Europe/Berlin';
@@ -59,14 +60,10 @@ async function insertBatched<T>(db: Db, rows: T[], write: (trx: Db, chunk: T[]) 
 /** Site settings, 20 services, 2 locations, the agents (all connected to everything) and the customers. */
 export async function generateCatalog(db: Db, counts: { agents: number; services: number; customers: number }, progress: Progress): Promise<Catalog> {
   const at = new Date().toISOString();
-  const everyDay = Object.fromEntries(WEEKDAYS.map((d) => [d, [{ start: `0${DAY_START_HOUR}:00`.slice(-5), end: `${DAY_END_HOUR}:00` }]]));
-  const schedule = { weekly: everyDay, exceptions: [] } as unknown as Schedule;
+  const hours = [{ start: `${String(DAY_START_HOUR).padStart(2, '0')}:00`, end: `${DAY_END_HOUR}:00` }];
+  const schedule: Schedule = { weekly: Object.fromEntries(WEEKDAYS.map((day) => [day, hours])) as Weekly, exceptions: [] };
   await setSettings(db, { timezone: BENCH_TIMEZONE, slot_interval_minutes: 30, min_lead_minutes: 0 });
-  await db
-    .insertInto('settings')
-    .values({ key: SITE_SCHEDULE_KEY, value: JSON.stringify(schedule), updated_at: at })
-    .onConflict((oc) => oc.column('key').doUpdateSet({ value: JSON.stringify(schedule), updated_at: at }))
-    .execute();
+  await writeSiteSchedule(db, schedule);
 
   const locationIds: number[] = [];
   for (const name of ['Downtown', 'Riverside']) {

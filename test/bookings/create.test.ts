@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { setSettings } from '../../src/modules/settings/service.js';
-import { SITE_SCHEDULE_KEY } from '../../src/modules/schedules/model.js';
+import { DEFAULT_SITE_SCHEDULE } from '../../src/modules/schedules/model.js';
+import { writeSiteSchedule } from '../../src/modules/schedules/repository.js';
 import { connectAgent, insertBooking, insertCustomer, insertLocation } from '../fixtures.js';
 import { DIALECTS, useTestApp, type Json } from '../helper.js';
 import { addAgent, MONDAY, newSite, requester, SATURDAY, TUESDAY, type Site } from './setup.js';
@@ -347,17 +348,10 @@ describe.each(DIALECTS)('POST /bookings (%s)', (dialect) => {
 
   it('uses the agent’s own hours and exceptions, the site’s exceptions otherwise, and custom service hours', async () => {
     const site = await newSite(t.db);
-    await t.db
-      .insertInto('settings')
-      .values({
-        key: SITE_SCHEDULE_KEY,
-        value: JSON.stringify({
-          weekly: { monday: [{ start: '09:00', end: '17:00' }], tuesday: [{ start: '09:00', end: '17:00' }], wednesday: [], thursday: [], friday: [], saturday: [], sunday: [] },
-          exceptions: [{ date: TUESDAY, periods: [{ start: '12:00', end: '14:00' }] }],
-        }),
-        updated_at: '2026-01-01T00:00:00.000Z',
-      })
-      .execute();
+    await writeSiteSchedule(t.db, {
+      weekly: { monday: [{ start: '09:00', end: '17:00' }], tuesday: [{ start: '09:00', end: '17:00' }], wednesday: [], thursday: [], friday: [], saturday: [], sunday: [] },
+      exceptions: [{ date: TUESDAY, periods: [{ start: '12:00', end: '14:00' }] }],
+    });
     try {
       expect((await create(site, { start_date: TUESDAY, start_time: '10:00' })).statusCode).toBe(422);
       expect((await create(site, { start_date: TUESDAY, start_time: '12:00' })).statusCode).toBe(201);
@@ -384,7 +378,7 @@ describe.each(DIALECTS)('POST /bookings (%s)', (dialect) => {
       // 16:30 + 60 min leaves the agent's 17:00 hours even though the service hours run on.
       expect((await create(site, { start_time: '16:30' })).statusCode).toBe(422);
     } finally {
-      await t.db.deleteFrom('settings').where('key', '=', SITE_SCHEDULE_KEY).execute();
+      await writeSiteSchedule(t.db, DEFAULT_SITE_SCHEDULE);
     }
   });
 

@@ -34,17 +34,58 @@ function wallClockMs(date: string, minutes: number): number {
   return new Date(0).setUTCFullYear(year ?? 0, (month ?? 1) - 1, day ?? 1) + minutes * MINUTE_MS;
 }
 
+const HOUR_MS = 3_600_000;
+const OFFSET_CACHE_LIMIT = 200_000;
+const offsetCache = new Map<string, Map<number, number | null>>();
+
+/**
+ * The zone's UTC offset (minutes) at an instant. Luxon asks Intl for every call (microseconds
+ * each); a slot search asks thousands of times about the same few hours. So the offset is
+ * remembered per clock hour when the hour's first and last millisecond agree (no zone changes
+ * its offset and back within one hour); an hour holding a transition (null) is asked exactly.
+ */
+export function zoneOffset(zone: IANAZone, instant: number): number {
+  let hours = offsetCache.get(zone.name);
+  if (!hours) {
+    hours = new Map();
+    offsetCache.set(zone.name, hours);
+  }
+  const hour = Math.floor(instant / HOUR_MS);
+  let offset = hours.get(hour);
+  if (offset === undefined) {
+    const first = zone.offset(hour * HOUR_MS);
+    offset = first === zone.offset(hour * HOUR_MS + HOUR_MS - 1) ? first : null;
+    if (hours.size >= OFFSET_CACHE_LIMIT) hours.clear();
+    hours.set(hour, offset);
+  }
+  return offset ?? zone.offset(instant);
+}
+
+const two = (n: number): string => (n < 10 ? `0${n}` : String(n));
+
+/** An instant's local wall-clock time in the zone: `HH:MM`, and ISO 8601 with its offset (`+01:00`). */
+export function localClock(instant: number, zoneName: string): { time: string; iso: string } {
+  const offset = zoneOffset(zoneOf(zoneName), instant);
+  const local = new Date(instant + offset * MINUTE_MS);
+  const time = `${two(local.getUTCHours())}:${two(local.getUTCMinutes())}`;
+  const sign = offset < 0 ? '-' : '+';
+  const abs = Math.abs(offset);
+  const year = String(local.getUTCFullYear()).padStart(4, '0');
+  const iso = `${year}-${two(local.getUTCMonth() + 1)}-${two(local.getUTCDate())}T${time}:${two(local.getUTCSeconds())}${sign}${two(Math.floor(abs / 60))}:${two(abs % 60)}`;
+  return { time, iso };
+}
+
 /**
  * Every instant whose local time in `zone` is the wall-clock time `wall` (written as if UTC):
  * none inside a DST gap, two inside a DST overlap, one otherwise. No zone changes its offset
  * twice within two days, so the offsets a day either side are the only candidates.
  */
 function instantsOfWallClock(wall: number, zone: IANAZone): number[] {
-  const offsets = new Set([zone.offset(wall - DAY_MS), zone.offset(wall + DAY_MS)]);
+  const offsets = new Set([zoneOffset(zone, wall - DAY_MS), zoneOffset(zone, wall + DAY_MS)]);
   const found: number[] = [];
   for (const offset of offsets) {
     const instant = wall - offset * MINUTE_MS;
-    if (zone.offset(instant) === offset) found.push(instant);
+    if (zoneOffset(zone, instant) === offset) found.push(instant);
   }
   return found.sort((a, b) => a - b);
 }
@@ -61,21 +102,38 @@ export function localInstant(date: string, time: string, zone: string): number |
   return instantsOfWallClock(wallClockMs(date, minutesOf(time)), zoneOf(zone))[0];
 }
 
+// Zone offsets come from Intl and cost microseconds each; the same few boundaries (a date's
+// working hours, its midnight) recur for every agent and request, and zone rules never change
+// while the process runs, so their instants are remembered.
+const boundaryCache = new Map<string, number>();
+const BOUNDARY_CACHE_LIMIT = 100_000;
+
 /**
  * Like localInstant, but a time inside a DST gap means the moment the clocks jump: the working
  * day then keeps every instant it has, neither gaining nor losing time around the gap.
  */
 function boundaryInstant(date: string, minutes: number, zone: IANAZone): number {
+  const key = `${zone.name}|${date}|${minutes}`;
+  let instant = boundaryCache.get(key);
+  if (instant === undefined) {
+    instant = computeBoundaryInstant(date, minutes, zone);
+    if (boundaryCache.size >= BOUNDARY_CACHE_LIMIT) boundaryCache.clear();
+    boundaryCache.set(key, instant);
+  }
+  return instant;
+}
+
+function computeBoundaryInstant(date: string, minutes: number, zone: IANAZone): number {
   const wall = wallClockMs(date, minutes);
   const found = instantsOfWallClock(wall, zone);
   if (found[0] !== undefined) return found[0];
   // In a gap the offset grows at one instant between these two; find the minute it happens.
-  let before = wall - zone.offset(wall + DAY_MS) * MINUTE_MS;
-  let after = wall - zone.offset(wall - DAY_MS) * MINUTE_MS;
-  const offsetBefore = zone.offset(before);
+  let before = wall - zoneOffset(zone, wall + DAY_MS) * MINUTE_MS;
+  let after = wall - zoneOffset(zone, wall - DAY_MS) * MINUTE_MS;
+  const offsetBefore = zoneOffset(zone, before);
   while (after - before > MINUTE_MS) {
     const middle = before + Math.floor((after - before) / 2 / MINUTE_MS) * MINUTE_MS;
-    if (zone.offset(middle) === offsetBefore) before = middle;
+    if (zoneOffset(zone, middle) === offsetBefore) before = middle;
     else after = middle;
   }
   return after;
@@ -99,7 +157,8 @@ function toMinutes(periods: readonly Period[]): { start: number; end: number }[]
 
 /** The weekday of a local date (YYYY-MM-DD). */
 export function weekdayOf(date: string) {
-  return weekdayName(DateTime.fromISO(date, { zone: 'UTC' }).weekday);
+  // getUTCDay: 0 is Sunday; the schedule's numbering (Luxon's) has Sunday as 7.
+  return weekdayName(new Date(wallClockMs(date, 0)).getUTCDay() || 7);
 }
 
 /**
@@ -152,10 +211,16 @@ export function isWithin(span: Span, spans: readonly Span[]): boolean {
  * overlap conflicts.
  */
 export function conflictOf<B extends BusyBooking>(span: Span, serviceId: number, capacity: number, bookings: readonly B[]): B | undefined {
-  const overlapping = bookings.filter((b) => overlaps(b, span));
-  const blocking = overlapping.find((b) => b.serviceId !== serviceId || b.start !== span.start);
-  if (blocking) return blocking;
-  return overlapping.length >= capacity ? overlapping[0] : undefined;
+  // One pass, no allocation: this runs for every candidate start of every agent and day.
+  let first: B | undefined;
+  let sharing = 0;
+  for (const booking of bookings) {
+    if (booking.start >= span.end || span.start >= booking.end) continue;
+    if (booking.serviceId !== serviceId || booking.start !== span.start) return booking;
+    first ??= booking;
+    sharing++;
+  }
+  return sharing >= capacity ? first : undefined;
 }
 
 export interface SlotQuery {
@@ -202,7 +267,7 @@ export function daysBetweenInclusive(from: string, to: string): number {
 
 /** The local date after `date` (YYYY-MM-DD). */
 export function nextDate(date: string): string {
-  return DateTime.fromISO(date, { zone: 'UTC' }).plus({ days: 1 }).toISODate() ?? date;
+  return new Date(wallClockMs(date, 24 * 60)).toISOString().slice(0, 10);
 }
 
 /** True for a YYYY-MM-DD text that names a real calendar date (not 2026-02-30). */

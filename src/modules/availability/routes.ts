@@ -1,8 +1,7 @@
 import type { App } from '../../app.js';
 import { AppError } from '../../http/errors.js';
 import { AUTH_ERRORS, errorResponses } from '../../http/schemas.js';
-import { isoWithOffset } from '../../lib/time.js';
-import { daysBetweenInclusive, inZone, isCalendarDate } from './engine.js';
+import { daysBetweenInclusive, isCalendarDate, localClock } from './engine.js';
 import { findAgent, findLocation, findService } from './repository.js';
 import { AvailabilityQuery, AvailabilityResponse } from './schemas.js';
 import { availabilityOfDays, datesBetween, loadCandidates, parseAgentChoice, slotContext } from './service.js';
@@ -80,11 +79,11 @@ export default async function availabilityRoutes(app: App): Promise<void> {
           days: dates.map((date) => ({
             date,
             slots: (days.get(date) ?? []).map((slot) => {
-              const start = inZone(slot.start, context.timezone);
+              const start = localClock(slot.start, context.timezone);
               return {
-                start_time: start.toFormat('HH:mm'),
-                end_time: inZone(slot.end, context.timezone).toFormat('HH:mm'),
-                start_datetime: isoWithOffset(start),
+                start_time: start.time,
+                end_time: localClock(slot.end, context.timezone).time,
+                start_datetime: start.iso,
                 agent_ids: slot.agentIds,
               };
             }),

@@ -88,7 +88,8 @@ export function slotsOfDays(
   }
   const days = new Map<string, DaySlot[]>();
   for (const date of dates) {
-    const slots = new Map<string, DaySlot>();
+    // Keyed by start and duration together (starts are whole minutes, durations under a day).
+    const slots = new Map<number, DaySlot>();
     for (const candidate of candidates) {
       const starts = freeSlots({
         spans: workingSpans(candidate.schedule, date, candidate.customHours, context.timezone),
@@ -100,11 +101,10 @@ export function slotsOfDays(
         bookings: byAgent.get(candidate.agentId) ?? [],
       });
       for (const start of starts) {
-        const end = start + candidate.durationMinutes * MINUTE_MS;
-        const key = `${start}-${end}`;
-        const slot = slots.get(key) ?? { start, end, agentIds: [] };
-        slot.agentIds.push(candidate.agentId);
-        slots.set(key, slot);
+        const key = (start / MINUTE_MS) * 2048 + candidate.durationMinutes;
+        const slot = slots.get(key);
+        if (slot) slot.agentIds.push(candidate.agentId);
+        else slots.set(key, { start, end: start + candidate.durationMinutes * MINUTE_MS, agentIds: [candidate.agentId] });
       }
     }
     days.set(date, [...slots.values()].sort((a, b) => a.start - b.start || a.end - b.end));

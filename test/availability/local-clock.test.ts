@@ -1,0 +1,40 @@
+import fc from 'fast-check';
+import { DateTime, IANAZone } from 'luxon';
+import { describe, expect, it } from 'vitest';
+import { localClock, zoneOffset } from '../../src/modules/availability/engine.js';
+
+const ZONES = ['Europe/Berlin', 'America/New_York', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'UTC', 'America/St_Johns'];
+
+describe('cached zone offsets and local clock times', () => {
+  it('agree with Luxon at the instants around DST transitions', () => {
+    const transitions: [string, string][] = [
+      ['Europe/Berlin', '2026-03-29T01:00:00Z'],
+      ['Europe/Berlin', '2026-10-25T01:00:00Z'],
+      ['America/New_York', '2026-03-08T07:00:00Z'],
+      ['America/New_York', '2026-11-01T06:00:00Z'],
+      ['Australia/Lord_Howe', '2026-04-04T15:00:00Z'],
+      ['Australia/Lord_Howe', '2026-10-03T15:30:00Z'],
+    ];
+    for (const [zone, at] of transitions) {
+      const transition = Date.parse(at);
+      for (let delta = -3 * 3_600_000; delta <= 3 * 3_600_000; delta += 60_000) {
+        const instant = transition + delta;
+        const expected = DateTime.fromMillis(instant, { zone });
+        expect(zoneOffset(IANAZone.create(zone), instant)).toBe(expected.offset);
+        expect(localClock(instant, zone)).toEqual({ time: expected.toFormat('HH:mm'), iso: expected.toFormat("yyyy-MM-dd'T'HH:mm:ssZZ") });
+      }
+    }
+  });
+
+  it('agree with Luxon at any whole-minute instant in any zone (property)', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...ZONES), fc.integer({ min: 0, max: 60 * 24 * 366 * 30 }), (zone, minutes) => {
+        const instant = Date.UTC(2010, 0, 1) + minutes * 60_000;
+        const expected = DateTime.fromMillis(instant, { zone });
+        expect(zoneOffset(IANAZone.create(zone), instant)).toBe(expected.offset);
+        expect(localClock(instant, zone).iso).toBe(expected.toFormat("yyyy-MM-dd'T'HH:mm:ssZZ"));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});

@@ -92,10 +92,11 @@ export async function connectAgent(
   }
 }
 
-export function insertCustomer(db: Db, values: Row<'customers'> = {}): Promise<number> {
+/** A whole customers row with neutral defaults, for inserts that need the row itself. */
+export function customerRow(values: Row<'customers'> = {}): Insertable<Database['customers']> {
   const n = next();
   const email = values.email === undefined ? `customer${n}@example.test` : values.email;
-  return insert(db, 'customers', {
+  return {
     customer_code: `CUST${n}${Date.now()}`,
     first_name: 'Test',
     last_name: `Customer${n}`,
@@ -120,7 +121,11 @@ export function insertCustomer(db: Db, values: Row<'customers'> = {}): Promise<n
     created_at: AT,
     updated_at: AT,
     ...values,
-  });
+  };
+}
+
+export function insertCustomer(db: Db, values: Row<'customers'> = {}): Promise<number> {
+  return insert(db, 'customers', customerRow(values));
 }
 
 /** A booking row as stored (UTC site, 60 minutes from 10:00 unless told otherwise). */

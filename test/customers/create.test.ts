@@ -3,7 +3,7 @@ import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/http/errors.js';
 import { persistNewCustomer } from '../../src/modules/customers/service.js';
-import { insertAgent, insertCustomer, insertLocation } from '../fixtures.js';
+import { customerRow, insertAgent, insertCustomer, insertLocation } from '../fixtures.js';
 import { DIALECTS, useTestApp, type Json } from '../helper.js';
 
 const URL = '/booking-api/v1/customers';
@@ -244,32 +244,10 @@ describe.each(DIALECTS)('POST /customers (%s)', (dialect) => {
   it('maps a unique violation inside the create transaction to email_already_exists and leaves nothing behind', async () => {
     const email = uniqueEmail();
     const existing = await insertCustomer(t.db, { email });
-    const at = new Date().toISOString();
-    const attempt = persistNewCustomer(t.db, {
-      customer_code: `CUS-RACE${dialect}`,
-      first_name: 'Late',
-      last_name: 'Comer',
-      email: email.toUpperCase(),
-      email_lower: email,
-      phone: null,
-      status: 'active',
-      date_of_birth: null,
-      gender: null,
-      address: null,
-      city: null,
-      state: null,
-      zipcode: null,
-      country: null,
-      custom_fields: '{}',
-      notes: null,
-      is_guest: 0,
-      host_user_id: null,
-      avatar_image_id: null,
-      preferred_agent_id: null,
-      preferred_location_id: null,
-      created_at: at,
-      updated_at: at,
-    });
+    const attempt = persistNewCustomer(
+      t.db,
+      customerRow({ customer_code: `CUS-RACE${dialect}`, first_name: 'Late', last_name: 'Comer', email: email.toUpperCase(), email_lower: email }),
+    );
     await expect(attempt).rejects.toBeInstanceOf(AppError);
     await expect(attempt).rejects.toMatchObject({ code: 'email_already_exists', details: { existing_customer_id: existing } });
     expect(await t.db.selectFrom('customers').select('id').where('customer_code', '=', `CUS-RACE${dialect}`).execute()).toEqual([]);

@@ -6,7 +6,7 @@ import * as repository from '../../src/modules/customers/repository.js';
 import { listCustomers } from '../../src/modules/customers/service.js';
 import { formatCents } from '../../src/lib/money.js';
 import { BOOKINGS_PER_CUSTOMER } from '../../src/modules/customers/schemas.js';
-import { insertAgent, insertLocation, insertService } from '../fixtures.js';
+import { customerRow, insertAgent, insertLocation, insertService } from '../fixtures.js';
 import { DIALECTS, useTestApp, type Json } from '../helper.js';
 
 const CUSTOMERS = 10_000;
@@ -79,31 +79,15 @@ describe.each(DIALECTS)('GET /customers over 10,000 customers (%s)', (dialect) =
     const refs = { agent_id: await insertAgent(t.db), service_id: await insertService(t.db), location_id: await insertLocation(t.db) };
     const customers = Array.from({ length: CUSTOMERS }, (_, i) => {
       const at = DateTime.fromISO(AT, { zone: 'utc' }).plus({ minutes: i }).toISO()!;
-      return {
+      return customerRow({
         customer_code: `SCALE${i}`,
         first_name: 'Scale',
         last_name: `Customer${i}`,
         email: `scale${i}@example.test`,
-        email_lower: `scale${i}@example.test`,
-        phone: null,
         status: i % 10 === 0 ? 'inactive' : 'active',
-        date_of_birth: null,
-        gender: null,
-        address: null,
-        city: null,
-        state: null,
-        zipcode: null,
-        country: null,
-        custom_fields: '{}',
-        notes: null,
-        is_guest: 0,
-        host_user_id: null,
-        avatar_image_id: null,
-        preferred_agent_id: null,
-        preferred_location_id: null,
         created_at: at,
         updated_at: at,
-      };
+      });
     });
     await insertInChunks(t.db, 'customers', customers);
     const ids = (await t.db.selectFrom('customers').select('id').orderBy('id').execute()).map((r) => r.id);

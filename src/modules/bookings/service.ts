@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { Db, Dialect } from '../../db/database.js';
 import { lockedTransaction } from '../../db/transactions.js';
 import { AppError } from '../../http/errors.js';
-import { nowIso } from '../../lib/time.js';
-import { conflictOf, daySpan, inZone, isWithin, localInstant, workingSpans, type Span } from '../availability/engine.js';
+import { localDateTime, nowIso } from '../../lib/time.js';
+import { conflictOf, daySpan, isWithin, localInstant, workingSpans, type Span } from '../availability/engine.js';
 import {
   agentsAtLocation,
   busyBookings,
@@ -232,16 +232,19 @@ export async function prepareBooking(db: Db, request: BookingRequest, options: P
 
 /** The local fields and UTC instants a booking row stores for a span. */
 export function spanColumns(span: Span, timezone: string) {
-  const start = inZone(span.start, timezone);
-  const end = inZone(span.end, timezone);
+  const startAt = isoOf(span.start);
+  const endAt = isoOf(span.end);
+  // "YYYY-MM-DD HH:MM:SS" in the zone
+  const start = localDateTime(startAt, timezone);
+  const end = localDateTime(endAt, timezone);
   return {
-    start_date: start.toFormat('yyyy-MM-dd'),
-    start_time: start.toFormat('HH:mm'),
-    end_date: end.toFormat('yyyy-MM-dd'),
-    end_time: end.toFormat('HH:mm'),
+    start_date: start.slice(0, 10),
+    start_time: start.slice(11, 16),
+    end_date: end.slice(0, 10),
+    end_time: end.slice(11, 16),
     timezone,
-    start_at: isoOf(span.start),
-    end_at: isoOf(span.end),
+    start_at: startAt,
+    end_at: endAt,
   };
 }
 

@@ -114,8 +114,14 @@ export function openDatabase(url: string): DatabaseHandle {
   }
   const pool = new pg.Pool({
     connectionString: url,
-    max: 10,
-    connectionTimeoutMillis: 3000,
+    // Booking writes hold their connection while they wait for an agent's lock, so a burst of
+    // writes to one agent occupies as many connections as it has requests; 20 keep reads and
+    // other agents' writes going beside such a burst (four instances stay well inside
+    // PostgreSQL's default of 100 connections).
+    max: 20,
+    // The time a query may wait for a free connection, queueing included: under a burst, requests
+    // queue for a connection rather than fail. A database that refuses connections fails at once.
+    connectionTimeoutMillis: 10_000,
     idleTimeoutMillis: 30000,
     types: pgTypes,
   });

@@ -1,5 +1,4 @@
-import { sql, type Expression, type Insertable, type Selectable, type SqlBool, type Updateable } from 'kysely';
-import type { OrdersTable } from '../orders/table.js';
+import { sql, type Expression, type Insertable, type SqlBool, type Updateable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { BookingsTable } from './table.js';
 
@@ -100,64 +99,31 @@ const RELATED_COLUMNS = [
   'l.category_id as location_category_id',
 ] as const;
 
-/** Bookings with the columns of their related records that every representation shows. */
-function withRelatedColumns(db: Db) {
-  return withRelations(db).select(RELATED_COLUMNS);
+export function findBookingWithRelations(db: Db, id: number) {
+  return withRelations(db).select(RELATED_COLUMNS).where('b.id', '=', id).executeTakeFirst();
 }
-export type RelatedBookingRow = Awaited<ReturnType<ReturnType<typeof withRelatedColumns>['executeTakeFirstOrThrow']>>;
+export type RelatedBookingRow = NonNullable<Awaited<ReturnType<typeof findBookingWithRelations>>>;
 
-export type OrderRow = Pick<
-  Selectable<OrdersTable>,
-  'id' | 'confirmation_code' | 'customer_comment' | 'status' | 'fulfillment_status' | 'payment_status' | 'source_id' | 'source_url' | 'total_cents' | 'subtotal_cents' | 'created_at'
->;
-
-/** A booking with its related records, its order and its location's category, in one statement. */
-export async function findBookingDetail(
-  db: Db,
-  id: number,
-): Promise<{ row: RelatedBookingRow; order: OrderRow | undefined; category: { id: number; name: string } | undefined } | undefined> {
-  const found = await withRelatedColumns(db)
-    .leftJoin('orders as o', 'o.id', 'b.order_id')
-    .leftJoin('location_categories as lc', 'lc.id', 'l.category_id')
+export function findOrder(db: Db, id: number) {
+  return db
+    .selectFrom('orders')
     .select([
-      'o.id as o_id',
-      'o.confirmation_code as o_confirmation_code',
-      'o.customer_comment as o_customer_comment',
-      'o.status as o_status',
-      'o.fulfillment_status as o_fulfillment_status',
-      'o.payment_status as o_payment_status',
-      'o.source_id as o_source_id',
-      'o.source_url as o_source_url',
-      'o.total_cents as o_total_cents',
-      'o.subtotal_cents as o_subtotal_cents',
-      'o.created_at as o_created_at',
-      'lc.id as lc_id',
-      'lc.name as lc_name',
+      'id',
+      'confirmation_code',
+      'customer_comment',
+      'status',
+      'fulfillment_status',
+      'payment_status',
+      'source_id',
+      'source_url',
+      'total_cents',
+      'subtotal_cents',
+      'created_at',
     ])
-    .where('b.id', '=', id)
+    .where('id', '=', id)
     .executeTakeFirst();
-  if (!found) return undefined;
-  const { o_id, o_confirmation_code, o_customer_comment, o_status, o_fulfillment_status, o_payment_status, o_source_id, o_source_url, o_total_cents, o_subtotal_cents, o_created_at, lc_id, lc_name, ...row } = found;
-  // The order's not-null columns are present whenever its row is (o_id not null).
-  const order: OrderRow | undefined =
-    o_id === null
-      ? undefined
-      : {
-          id: o_id,
-          confirmation_code: o_confirmation_code!,
-          customer_comment: o_customer_comment,
-          status: o_status!,
-          fulfillment_status: o_fulfillment_status!,
-          payment_status: o_payment_status!,
-          source_id: o_source_id,
-          source_url: o_source_url,
-          total_cents: o_total_cents!,
-          subtotal_cents: o_subtotal_cents!,
-          created_at: o_created_at!,
-        };
-  return { row, order, category: lc_id === null ? undefined : { id: lc_id, name: lc_name! } };
 }
-
+export type OrderRow = NonNullable<Awaited<ReturnType<typeof findOrder>>>;
 
 /** The payments of the booking's order, or recorded against the booking itself. */
 export function transactionsOf(db: Db, bookingId: number, orderId: number | null) {
@@ -169,6 +135,10 @@ export function transactionsOf(db: Db, bookingId: number, orderId: number | null
     .execute();
 }
 export type TransactionRow = Awaited<ReturnType<typeof transactionsOf>>[number];
+
+export function locationCategory(db: Db, categoryId: number) {
+  return db.selectFrom('location_categories').select(['id', 'name']).where('id', '=', categoryId).executeTakeFirst();
+}
 
 export interface ListFilters {
   statuses?: string[];
@@ -296,7 +266,7 @@ function sortKeys(sort: ListSort, ref: (column: 'start_date' | 'start_time' | 'c
  * filters and sorts, however deep the page), then only those rows are joined to their records.
  */
 export function listBookings(db: Db, filters: ListFilters, sort: ListSort, direction: 'asc' | 'desc', limit: number, offset: number) {
-  let query = withRelatedColumns(db).where('b.id', 'in', pageIdsQuery(db, filters, sort, direction, limit, offset));
+  let query = withRelations(db).select(RELATED_COLUMNS).where('b.id', 'in', pageIdsQuery(db, filters, sort, direction, limit, offset));
   for (const key of sortKeys(sort, (column) => sql.ref(`b.${column}`), () => [sql`lower(c.first_name)`, sql`lower(c.last_name)`])) {
     query = query.orderBy(key, direction);
   }

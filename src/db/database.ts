@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
 import pg from 'pg';
 import type { IdempotencyKeysTable } from '../http/idempotency-table.js';
 import type { AdminSessionsTable } from '../modules/admin/table.js';
@@ -79,16 +79,49 @@ const pgTypes = {
     oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
+/** How many prepared statements a SQLite connection keeps; the service issues a few hundred distinct ones. */
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Kysely prepares every query anew, and compiling a statement costs SQLite more than running a
+ * simple one. The same SQL text (parameters travel apart) reuses its prepared statement, least
+ * recently used ones dropped beyond the cache size. Reuse is safe: Kysely runs one statement at a
+ * time on the single connection, and SQLite re-prepares a statement by itself after a schema change.
+ */
+export function withStatementCache(database: SQLite.Database, size: number = STATEMENT_CACHE_SIZE): SqliteDatabase {
+  const statements = new Map<string, SQLite.Statement>();
+  return {
+    close: () => database.close(),
+    prepare(source: string): SQLite.Statement {
+      let statement = statements.get(source);
+      if (statement) {
+        statements.delete(source);
+      } else {
+        statement = database.prepare(source);
+        if (statements.size >= size) statements.delete(statements.keys().next().value as string);
+      }
+      statements.set(source, statement);
+      return statement;
+    },
+  };
+}
+
 export function openDatabase(url: string): DatabaseHandle {
   const dialect = dialectOf(url);
   if (dialect === 'sqlite') {
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: openSqlite(url) }) });
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(openSqlite(url)) }) });
     return { db, dialect, destroy: () => db.destroy() };
   }
   const pool = new pg.Pool({
     connectionString: url,
-    max: 10,
-    connectionTimeoutMillis: 3000,
+    // Booking writes hold their connection while they wait for an agent's lock, so a burst of
+    // writes to one agent occupies as many connections as it has requests; 20 keep reads and
+    // other agents' writes going beside such a burst (four instances stay well inside
+    // PostgreSQL's default of 100 connections).
+    max: 20,
+    // The time a query may wait for a free connection, queueing included: under a burst, requests
+    // queue for a connection rather than fail. A database that refuses connections fails at once.
+    connectionTimeoutMillis: 10_000,
     idleTimeoutMillis: 30000,
     types: pgTypes,
   });

@@ -7,6 +7,7 @@ import * as customerIndexes from './migrations/0004_customer_indexes.js';
 import * as ordersIndexes from './migrations/0006_orders_indexes.js';
 import * as adminSessions from './migrations/0007_admin_sessions.js';
 import * as idempotency from './migrations/0008_idempotency.js';
+import * as bookingListIndexes from './migrations/0009_booking_list_indexes.js';
 
 type DialectMigration = { up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void> };
 
@@ -19,6 +20,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0006_orders_indexes': ordersIndexes,
   '0007_admin_sessions': adminSessions,
   '0008_idempotency': idempotency,
+  '0009_booking_list_indexes': bookingListIndexes,
 };
 
 class InCodeProvider implements MigrationProvider {

@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
-import { DateTime } from 'luxon';
 import type { Static } from 'typebox';
 import type { Db } from '../../db/database.js';
 import { formatCents } from '../../lib/money.js';
-import { isoWithOffset } from '../../lib/time.js';
+import { instantWithOffset } from '../../lib/time.js';
 import * as repository from './repository.js';
 import type { OrderRow, RelatedBookingRow, TransactionRow } from './repository.js';
 import type { BookingDetail, BookingListItem } from './schemas.js';
@@ -30,10 +29,6 @@ export function manageLinks(publicUrl: string, row: { booking_code: string; acce
   return { agent: `${base}?role=agent&key=${row.access_key}`, customer: `${base}?role=customer&key=${customerKey}` };
 }
 
-function withOffset(instantIso: string, zone: string): string {
-  return isoWithOffset(DateTime.fromISO(instantIso, { zone: 'utc' }).setZone(zone));
-}
-
 export function toDetail(
   row: RelatedBookingRow,
   related: {
@@ -55,8 +50,8 @@ export function toDetail(
     start_time: row.start_time,
     end_date: row.end_date,
     end_time: row.end_time,
-    start_datetime: withOffset(row.start_at, row.timezone),
-    end_datetime: withOffset(row.end_at, row.timezone),
+    start_datetime: instantWithOffset(row.start_at, row.timezone),
+    end_datetime: instantWithOffset(row.end_at, row.timezone),
     timezone: row.timezone,
     duration: row.duration,
     price: formatCents(row.price_cents),
@@ -108,7 +103,7 @@ export function toDetail(
           source_url: order.source_url,
           total: formatCents(order.total_cents),
           subtotal: formatCents(order.subtotal_cents),
-          created_datetime: withOffset(order.created_at, row.timezone),
+          created_datetime: instantWithOffset(order.created_at, row.timezone),
         }
       : null,
     transactions: related.transactions.map((t) => ({
@@ -127,7 +122,7 @@ export function toDetail(
     meta: related.meta,
     manage_booking_for_agent: links.agent,
     manage_booking_for_customer: links.customer,
-    created_datetime: withOffset(row.created_at, row.timezone),
+    created_datetime: instantWithOffset(row.created_at, row.timezone),
     created_at: row.created_at,
     updated_at: row.updated_at,
   };

@@ -175,8 +175,21 @@ function contains(column: Expression<string | null>, text: string): Expression<S
   return sql<SqlBool>`lower(${column}) like ${containsPattern(text)} escape '\\'`;
 }
 
+/** The customers whose text matches, for filters on the booking's customer. */
+function customersWhere(db: Db, match: (c: { email: Expression<string | null>; phone: Expression<string | null>; fullName: Expression<string> }) => Expression<SqlBool>) {
+  return db
+    .selectFrom('customers as c')
+    .select('c.id')
+    .where((eb) => match({ email: eb.ref('c.email'), phone: eb.ref('c.phone'), fullName: sql<string>`${eb.ref('c.first_name')} || ' ' || ${eb.ref('c.last_name')}` }));
+}
+
+/**
+ * The bookings the filters select, from the bookings table alone: the customer's fields are
+ * matched through a subquery, and the other related records, which every booking has (not-null
+ * foreign keys), are joined only for the page that is shown.
+ */
 function filtered(db: Db, f: ListFilters) {
-  return withRelations(db).where((eb) => {
+  return db.selectFrom('bookings as b').where((eb) => {
     const conditions: Expression<SqlBool>[] = [];
     if (f.statuses) conditions.push(eb('b.status', 'in', f.statuses as BookingsTable['status'][]));
     if (f.customerId !== undefined) conditions.push(eb('b.customer_id', '=', f.customerId));
@@ -193,8 +206,9 @@ function filtered(db: Db, f: ListFilters) {
     if (f.durationMax !== undefined) conditions.push(eb('b.duration', '<=', f.durationMax));
     if (f.priceMinCents !== undefined) conditions.push(eb('b.price_cents', '>=', f.priceMinCents));
     if (f.priceMaxCents !== undefined) conditions.push(eb('b.price_cents', '<=', f.priceMaxCents));
-    if (f.customerEmail !== undefined) conditions.push(contains(eb.ref('c.email'), f.customerEmail));
-    if (f.customerPhone !== undefined) conditions.push(contains(eb.ref('c.phone'), f.customerPhone));
+    const { customerEmail, customerPhone } = f;
+    if (customerEmail !== undefined) conditions.push(eb('b.customer_id', 'in', customersWhere(db, (c) => contains(c.email, customerEmail))));
+    if (customerPhone !== undefined) conditions.push(eb('b.customer_id', 'in', customersWhere(db, (c) => contains(c.phone, customerPhone))));
     if (f.meta) {
       const { key, value } = f.meta;
       conditions.push(
@@ -208,10 +222,13 @@ function filtered(db: Db, f: ListFilters) {
         ),
       );
     }
-    if (f.search !== undefined) {
-      const fullName = sql<string>`${eb.ref('c.first_name')} || ' ' || ${eb.ref('c.last_name')}`;
+    const { search } = f;
+    if (search !== undefined) {
       conditions.push(
-        eb.or([contains(fullName, f.search), contains(eb.ref('c.email'), f.search), contains(eb.ref('b.booking_code'), f.search)]),
+        eb.or([
+          eb('b.customer_id', 'in', customersWhere(db, (c) => eb.or([contains(c.fullName, search), contains(c.email, search)]))),
+          contains(eb.ref('b.booking_code'), search),
+        ]),
       );
     }
     return eb.and(conditions);
@@ -225,24 +242,44 @@ export async function countBookings(db: Db, filters: ListFilters): Promise<numbe
   return Number(row.total);
 }
 
-export function listBookings(db: Db, filters: ListFilters, sort: ListSort, direction: 'asc' | 'desc', limit: number, offset: number) {
-  let query = filtered(db, filters).select(RELATED_COLUMNS);
+type SortKey = Expression<unknown>;
+
+/** The sort keys of a list order, id last so that pages never overlap. */
+function sortKeys(sort: ListSort, ref: (column: 'start_date' | 'start_time' | 'created_at' | 'status' | 'id') => SortKey, customerName: () => SortKey[]): SortKey[] {
   switch (sort) {
     case 'start_date':
-      // The local date and time, as the list shows them; served by the (start_date, start_time) index.
-      query = query.orderBy('b.start_date', direction).orderBy('b.start_time', direction);
-      break;
+      // The local date and time, as the list shows them.
+      return [ref('start_date'), ref('start_time'), ref('id')];
     case 'created_at':
-      query = query.orderBy('b.created_at', direction);
-      break;
+      return [ref('created_at'), ref('id')];
     case 'customer_name':
-      query = query.orderBy(sql`lower(c.first_name)`, direction).orderBy(sql`lower(c.last_name)`, direction);
-      break;
+      return [...customerName(), ref('id')];
     case 'status':
-      query = query.orderBy('b.status', direction);
-      break;
+      return [ref('status'), ref('id')];
     case 'id':
-      break;
+      return [ref('id')];
   }
-  return query.orderBy('b.id', direction).limit(limit).offset(offset).execute();
+}
+
+/**
+ * One page: its booking ids are chosen from the bookings alone (an index walk for the common
+ * filters and sorts, however deep the page), then only those rows are joined to their records.
+ */
+export function listBookings(db: Db, filters: ListFilters, sort: ListSort, direction: 'asc' | 'desc', limit: number, offset: number) {
+  let query = withRelations(db).select(RELATED_COLUMNS).where('b.id', 'in', pageIdsQuery(db, filters, sort, direction, limit, offset));
+  for (const key of sortKeys(sort, (column) => sql.ref(`b.${column}`), () => [sql`lower(c.first_name)`, sql`lower(c.last_name)`])) {
+    query = query.orderBy(key, direction);
+  }
+  return query.execute();
+}
+
+/** The ids of one page of the list, in its order. */
+export function pageIdsQuery(db: Db, filters: ListFilters, sort: ListSort, direction: 'asc' | 'desc', limit: number, offset: number) {
+  let page = filtered(db, filters).select('b.id');
+  const customerName = (column: 'first_name' | 'last_name') =>
+    sql`(select lower(${sql.ref(`pc.${column}`)}) from customers as pc where pc.id = b.customer_id)`;
+  for (const key of sortKeys(sort, (column) => sql.ref(`b.${column}`), () => [customerName('first_name'), customerName('last_name')])) {
+    page = page.orderBy(key, direction);
+  }
+  return page.limit(limit).offset(offset);
 }

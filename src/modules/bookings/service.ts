@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { Db, Dialect } from '../../db/database.js';
 import { lockedTransaction } from '../../db/transactions.js';
 import { AppError } from '../../http/errors.js';
-import { nowIso } from '../../lib/time.js';
-import { conflictOf, daySpan, inZone, isWithin, localInstant, workingSpans, type Span } from '../availability/engine.js';
+import { localDateTime, nowIso } from '../../lib/time.js';
+import { conflictOf, daySpan, isWithin, localInstant, workingSpans, type Span } from '../availability/engine.js';
 import {
   agentsAtLocation,
   busyBookings,
@@ -14,12 +14,14 @@ import {
   findService,
   isoOf,
   type AgentBooking,
+  type AgentRow,
+  type ConnectionRow,
   type ServiceRow,
 } from '../availability/repository.js';
 import { candidateOf, loadCandidates, slotContext, suggestedStarts, type Candidate, type SlotContext } from '../availability/service.js';
 import { enqueueMail } from '../mail/outbox.js';
 import { createOrderForBooking, randomCode } from '../orders/create.js';
-import { readSiteSchedule } from '../schedules/model.js';
+import { readSiteSchedule, type Schedule } from '../schedules/model.js';
 import { assertEmailFree, findCustomer, insertBookingCustomer } from './customers.js';
 import { loadDetail, servicePriceCents, type BookingView } from './present.js';
 import * as repository from './repository.js';
@@ -45,8 +47,44 @@ export interface PreparedBooking {
   timezone: string;
 }
 
+/**
+ * Reads of catalog rows (services, locations, agents, their connections, the site schedule),
+ * each made once per transaction: the elements of a bulk request mostly share them, and the
+ * transaction that checks and writes the bookings changes none of them.
+ */
+export interface CatalogReads {
+  service(id: number): Promise<ServiceRow | undefined>;
+  location(id: number): Promise<{ id: number; status: 'active' | 'inactive' } | undefined>;
+  agent(id: number): Promise<AgentRow | undefined>;
+  connection(serviceId: number, agentId: number): Promise<ConnectionRow | undefined>;
+  worksAt(locationId: number, agentId: number): Promise<boolean>;
+  siteSchedule(): Promise<Schedule>;
+}
+
+export function catalogReads(db: Db): CatalogReads {
+  const made = new Map<string, Promise<unknown>>();
+  const once = <T>(key: string, read: () => Promise<T>): Promise<T> => {
+    let result = made.get(key) as Promise<T> | undefined;
+    if (!result) {
+      result = read();
+      made.set(key, result);
+    }
+    return result;
+  };
+  return {
+    service: (id) => once(`service:${id}`, () => findService(db, id)),
+    location: (id) => once(`location:${id}`, () => findLocation(db, id)),
+    agent: (id) => once(`agent:${id}`, () => findAgent(db, id)),
+    connection: (serviceId, agentId) => once(`connection:${serviceId}:${agentId}`, async () => (await connectedAgents(db, serviceId, [agentId]))[0]),
+    worksAt: (locationId, agentId) => once(`at:${locationId}:${agentId}`, async () => (await agentsAtLocation(db, locationId, [agentId])).has(agentId)),
+    siteSchedule: () => once('site-schedule', () => readSiteSchedule(db)),
+  };
+}
+
 export interface PrepareOptions {
   context: SlotContext;
+  /** Shared catalog reads of the transaction (a bulk request's); fresh ones otherwise. */
+  reads?: CatalogReads;
   /** The agents whose locks the transaction holds: `any` chooses only among them. */
   lockedAgents: ReadonlySet<number>;
   /** Bookings accepted earlier in the same bulk request, not yet written (negative ids: -(index + 1)). */
@@ -63,30 +101,37 @@ function failed(field: string, message: string): AppError {
   return new AppError('validation_failed', message, { [field]: message });
 }
 
-export async function requireService(db: Db, id: number): Promise<ServiceRow> {
-  const service = await findService(db, id);
+export async function requireService(db: Db, id: number, reads: CatalogReads = catalogReads(db)): Promise<ServiceRow> {
+  const service = await reads.service(id);
   if (!service) throw invalid('service_id', `service ${id} does not exist`);
   if (service.status !== 'active') throw failed('service_id', `service ${id} is not active`);
   return service;
 }
 
-export async function requireLocation(db: Db, id: number): Promise<void> {
-  const location = await findLocation(db, id);
+export async function requireLocation(db: Db, id: number, reads: CatalogReads = catalogReads(db)): Promise<void> {
+  const location = await reads.location(id);
   if (!location) throw invalid('location_id', `location ${id} does not exist`);
   if (location.status !== 'active') throw failed('location_id', `location ${id} is not active`);
 }
 
 /** The agent, checked to be active and to offer the service (and to work at the location). */
-export async function requireAgent(db: Db, agentId: number, service: ServiceRow, locationId: number | undefined, duration?: number): Promise<Candidate> {
-  const agent = await findAgent(db, agentId);
+export async function requireAgent(
+  db: Db,
+  agentId: number,
+  service: ServiceRow,
+  locationId: number | undefined,
+  duration?: number,
+  reads: CatalogReads = catalogReads(db),
+): Promise<Candidate> {
+  const agent = await reads.agent(agentId);
   if (!agent) throw invalid('agent_id', `agent ${agentId} does not exist`);
   if (agent.status !== 'active') throw failed('agent_id', `agent ${agentId} is not active`);
-  const [connection] = await connectedAgents(db, service.id, [agentId]);
+  const connection = await reads.connection(service.id, agentId);
   if (!connection) throw failed('agent_id', `agent ${agentId} does not offer service ${service.id}`);
-  if (locationId !== undefined && !(await agentsAtLocation(db, locationId, [agentId])).has(agentId)) {
+  if (locationId !== undefined && !(await reads.worksAt(locationId, agentId))) {
     throw failed('location_id', `agent ${agentId} does not work at location ${locationId}`);
   }
-  return candidateOf(connection, await readSiteSchedule(db), service, duration);
+  return candidateOf(connection, await reads.siteSchedule(), service, duration);
 }
 
 /** The start instant of a local date and time in the site zone: it must exist, not be past, and respect the lead time. */
@@ -182,8 +227,9 @@ export async function freeCandidate(
  */
 export async function prepareBooking(db: Db, request: BookingRequest, options: PrepareOptions): Promise<PreparedBooking> {
   const { context } = options;
-  const service = await requireService(db, request.serviceId);
-  if (request.locationId !== undefined) await requireLocation(db, request.locationId);
+  const reads = options.reads ?? catalogReads(db);
+  const service = await requireService(db, request.serviceId, reads);
+  if (request.locationId !== undefined) await requireLocation(db, request.locationId, reads);
   if ('id' in request.customer) {
     if (!(await findCustomer(db, request.customer.id))) throw invalid('customer_id', `customer ${request.customer.id} does not exist`);
   } else {
@@ -207,7 +253,7 @@ export async function prepareBooking(db: Db, request: BookingRequest, options: P
       throw failed('agent_id', `no active agent offers service ${service.id}${request.locationId === undefined ? '' : ` at location ${request.locationId}`}`);
     }
   } else {
-    candidates = [await requireAgent(db, request.agent, service, request.locationId, request.duration)];
+    candidates = [await requireAgent(db, request.agent, service, request.locationId, request.duration, reads)];
   }
   const working = workingCandidates(candidates, request.startDate, start, context, request.agent !== 'any');
   const chosen =
@@ -232,16 +278,19 @@ export async function prepareBooking(db: Db, request: BookingRequest, options: P
 
 /** The local fields and UTC instants a booking row stores for a span. */
 export function spanColumns(span: Span, timezone: string) {
-  const start = inZone(span.start, timezone);
-  const end = inZone(span.end, timezone);
+  const startAt = isoOf(span.start);
+  const endAt = isoOf(span.end);
+  // "YYYY-MM-DD HH:MM:SS" in the zone
+  const start = localDateTime(startAt, timezone);
+  const end = localDateTime(endAt, timezone);
   return {
-    start_date: start.toFormat('yyyy-MM-dd'),
-    start_time: start.toFormat('HH:mm'),
-    end_date: end.toFormat('yyyy-MM-dd'),
-    end_time: end.toFormat('HH:mm'),
+    start_date: start.slice(0, 10),
+    start_time: start.slice(11, 16),
+    end_date: end.slice(0, 10),
+    end_time: end.slice(11, 16),
     timezone,
-    start_at: isoOf(span.start),
-    end_at: isoOf(span.end),
+    start_at: startAt,
+    end_at: endAt,
   };
 }
 
@@ -369,6 +418,7 @@ export async function createBulk(
   }
   return lockedTransaction(handle, keys, async (trx) => {
     const context = await slotContext(trx);
+    const reads = catalogReads(trx);
     const accepted: { index: number; prepared: PreparedBooking }[] = [];
     const pending: AgentBooking[] = [];
     const pendingEmails = new Set<string>();
@@ -379,7 +429,7 @@ export async function createBulk(
         continue;
       }
       try {
-        const prepared = await prepareBooking(trx, element, { context, lockedAgents: agents, pending, pendingEmails });
+        const prepared = await prepareBooking(trx, element, { context, reads, lockedAgents: agents, pending, pendingEmails });
         accepted.push({ index, prepared });
         if (element.status !== 'cancelled') {
           pending.push({ id: -(index + 1), agentId: prepared.agentId, serviceId: prepared.service.id, ...prepared.span });

@@ -236,10 +236,11 @@ export async function listCustomers(db: Db, query: CustomerListQuery): Promise<C
   const filters = listFilters(query, timezone);
   const request = { page: query.page ?? 1, perPage: query.per_page ?? 20 };
   const order = { column: query.order_by ?? 'created_at', direction: query.order_direction ?? 'desc' } as const;
-  const [total, rows] = await Promise.all([
+  const [total, ids] = await Promise.all([
     repository.countCustomers(db, filters),
     repository.pageQuery(db, filters, order, request.perPage, offsetOf(request)).execute(),
   ]);
+  const rows = await repository.customersByIds(db, ids.map((row) => row.id));
   const include = parseInclude(query.include);
   const views = rows.map((row) => {
     const view = baseView(row, timezone);

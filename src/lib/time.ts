@@ -11,24 +11,53 @@ export function isoWithOffset(dateTime: DateTime): string {
 }
 
 const STORED_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,3})?Z$/;
+const HOUR_MS = 3_600_000;
+const OFFSET_CACHE_LIMIT = 200_000;
+const offsetCache = new Map<string, Map<number, number | null>>();
 
 /**
- * The wall clock (`YYYY-MM-DDTHH:MM:SS`) and offset (minutes) of a stored instant in a zone, read
- * from the zone's offset at that instant as Luxon reads it, without building DateTimes (which cost
- * several times more on every booking and list row). Undefined where this shortcut does not
- * reach: other text, unknown zones, offsets with seconds (local mean time before ~1900), years
- * outside 0000–9999; Luxon answers those.
+ * The zone's UTC offset (minutes) at an instant. Luxon asks Intl on every call (microseconds
+ * each); slot searches and lists ask thousands of times about the same few hours. So the offset
+ * is remembered per clock hour when the hour's first and last millisecond agree (no zone changes
+ * its offset and back within one hour); an hour holding a transition (null) is asked exactly.
  */
-function wallClock(iso: string, zone: string): { local: string; offset: number } | undefined {
-  if (!STORED_INSTANT.test(iso)) return undefined;
-  const instant = Date.parse(iso);
-  const offset = IANAZone.create(zone).offset(instant);
+export function zoneOffset(zone: IANAZone, instant: number): number {
+  let hours = offsetCache.get(zone.name);
+  if (!hours) {
+    hours = new Map();
+    offsetCache.set(zone.name, hours);
+  }
+  const hour = Math.floor(instant / HOUR_MS);
+  let offset = hours.get(hour);
+  if (offset === undefined) {
+    const first = zone.offset(hour * HOUR_MS);
+    offset = first === zone.offset(hour * HOUR_MS + HOUR_MS - 1) ? first : null;
+    if (hours.size >= OFFSET_CACHE_LIMIT) hours.clear();
+    hours.set(hour, offset);
+  }
+  return offset ?? zone.offset(instant);
+}
+
+/**
+ * The wall clock (`YYYY-MM-DDTHH:MM:SS`) and offset (minutes) of an instant (epoch ms) in a zone,
+ * without building Luxon DateTimes. Undefined where this shortcut does not reach: unknown zones,
+ * offsets with seconds (local mean time before ~1900), years outside 0000–9999.
+ */
+export function wallClockAt(instant: number, zone: string): { local: string; offset: number } | undefined {
+  const ianaZone = IANAZone.create(zone);
+  if (!ianaZone.isValid) return undefined;
+  const offset = zoneOffset(ianaZone, instant);
   if (!Number.isInteger(offset)) return undefined;
   const local = new Date(instant + offset * 60_000).toISOString();
   return local.length === 24 ? { local: local.slice(0, 19), offset } : undefined;
 }
 
-function offsetText(minutes: number): string {
+/** wallClockAt for a stored instant (ISO 8601 UTC text); undefined for any other text. */
+function wallClock(iso: string, zone: string): { local: string; offset: number } | undefined {
+  return STORED_INSTANT.test(iso) ? wallClockAt(Date.parse(iso), zone) : undefined;
+}
+
+export function offsetText(minutes: number): string {
   const abs = Math.abs(minutes);
   return `${minutes >= 0 ? '+' : '-'}${String(Math.trunc(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
 }

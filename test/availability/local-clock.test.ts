@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { DateTime, IANAZone } from 'luxon';
 import { describe, expect, it } from 'vitest';
-import { localClock, zoneOffset } from '../../src/modules/availability/engine.js';
+import { localClock } from '../../src/modules/availability/engine.js';
+import { zoneOffset } from '../../src/lib/time.js';
 
 const ZONES = ['Europe/Berlin', 'America/New_York', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'UTC', 'America/St_Johns'];
 

@@ -1,4 +1,5 @@
 import { DateTime, IANAZone } from 'luxon';
+import { offsetText, wallClockAt, zoneOffset } from '../../lib/time.js';
 import { weekdayName, type Period, type Schedule, type Weekly } from '../schedules/model.js';
 
 /**
@@ -34,45 +35,12 @@ function wallClockMs(date: string, minutes: number): number {
   return new Date(0).setUTCFullYear(year ?? 0, (month ?? 1) - 1, day ?? 1) + minutes * MINUTE_MS;
 }
 
-const HOUR_MS = 3_600_000;
-const OFFSET_CACHE_LIMIT = 200_000;
-const offsetCache = new Map<string, Map<number, number | null>>();
-
-/**
- * The zone's UTC offset (minutes) at an instant. Luxon asks Intl for every call (microseconds
- * each); a slot search asks thousands of times about the same few hours. So the offset is
- * remembered per clock hour when the hour's first and last millisecond agree (no zone changes
- * its offset and back within one hour); an hour holding a transition (null) is asked exactly.
- */
-export function zoneOffset(zone: IANAZone, instant: number): number {
-  let hours = offsetCache.get(zone.name);
-  if (!hours) {
-    hours = new Map();
-    offsetCache.set(zone.name, hours);
-  }
-  const hour = Math.floor(instant / HOUR_MS);
-  let offset = hours.get(hour);
-  if (offset === undefined) {
-    const first = zone.offset(hour * HOUR_MS);
-    offset = first === zone.offset(hour * HOUR_MS + HOUR_MS - 1) ? first : null;
-    if (hours.size >= OFFSET_CACHE_LIMIT) hours.clear();
-    hours.set(hour, offset);
-  }
-  return offset ?? zone.offset(instant);
-}
-
-const two = (n: number): string => (n < 10 ? `0${n}` : String(n));
-
 /** An instant's local wall-clock time in the zone: `HH:MM`, and ISO 8601 with its offset (`+01:00`). */
 export function localClock(instant: number, zoneName: string): { time: string; iso: string } {
-  const offset = zoneOffset(zoneOf(zoneName), instant);
-  const local = new Date(instant + offset * MINUTE_MS);
-  const time = `${two(local.getUTCHours())}:${two(local.getUTCMinutes())}`;
-  const sign = offset < 0 ? '-' : '+';
-  const abs = Math.abs(offset);
-  const year = String(local.getUTCFullYear()).padStart(4, '0');
-  const iso = `${year}-${two(local.getUTCMonth() + 1)}-${two(local.getUTCDate())}T${time}:${two(local.getUTCSeconds())}${sign}${two(Math.floor(abs / 60))}:${two(abs % 60)}`;
-  return { time, iso };
+  const wall = wallClockAt(instant, zoneName);
+  if (wall) return { time: wall.local.slice(11, 16), iso: `${wall.local}${offsetText(wall.offset)}` };
+  const dateTime = inZone(instant, zoneName);
+  return { time: dateTime.toFormat('HH:mm'), iso: dateTime.toFormat("yyyy-MM-dd'T'HH:mm:ssZZ") };
 }
 
 /**

@@ -172,39 +172,52 @@ function code(prefix: string): string {
   return `${prefix}${randomBytes(6).toString('hex').toUpperCase()}`;
 }
 
-/**
- * `count` bookings spread over `days` days from `firstDay`, never overlapping for an agent, each
- * with its order, booking item and invoice as the service itself would write them. `skipSlots`
- * lets a second call fill other slots of the same days (the 10,000 → 100,000 step).
- */
-export async function generateBookings(
-  db: Db,
-  catalog: Catalog,
-  options: { count: number; firstDay: string; days: number; seed: number; layer: number; layers: number },
-  progress: Progress,
-): Promise<void> {
-  const random = prng(options.seed);
-  const start = DateTime.fromISO(options.firstDay, { zone: BENCH_TIMEZONE });
-  const at = new Date().toISOString();
-  const perAgent = Math.ceil(options.count / catalog.agentIds.length);
-  // Each call takes every `layers`-th half-hour slot starting at `layer`, so calls never collide.
-  const slotsPerAgent = Math.floor((options.days * SLOTS_PER_DAY) / options.layers);
-  if (perAgent > slotsPerAgent) throw new Error(`${perAgent} bookings per agent do not fit in ${slotsPerAgent} slots`);
+export interface PlannedBooking {
+  agentId: number;
+  /** Half-hour slot index from the first day's opening: day × slots per day + slot of the day. */
+  slot: number;
+}
 
-  type Planned = { agentId: number; slot: number };
-  const planned: Planned[] = [];
+/**
+ * `count` bookings spread over `days` days, never overlapping for an agent (each takes a distinct
+ * half-hour of its agent), in a shuffled order: any prefix of the plan is itself spread over the
+ * whole year, so the benchmark can load a tenth, measure, then load the rest.
+ */
+export function planBookings(catalog: Catalog, options: { count: number; days: number; seed: number }): PlannedBooking[] {
+  const random = prng(options.seed);
+  const slotsPerAgent = options.days * SLOTS_PER_DAY;
+  const perAgent = Math.ceil(options.count / catalog.agentIds.length);
+  if (perAgent > slotsPerAgent) throw new Error(`${perAgent} bookings per agent do not fit in ${slotsPerAgent} slots`);
+  const planned: PlannedBooking[] = [];
   for (const agentId of catalog.agentIds) {
     let chosen = 0;
     for (let slot = 0; slot < slotsPerAgent && chosen < perAgent; slot++) {
       // Pick with the probability that leaves exactly enough slots for the rest.
       if (random() < (perAgent - chosen) / (slotsPerAgent - slot)) {
-        planned.push({ agentId, slot: slot * options.layers + options.layer });
+        planned.push({ agentId, slot });
         chosen++;
       }
     }
   }
   planned.length = Math.min(planned.length, options.count);
+  for (let i = planned.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [planned[i], planned[j]] = [planned[j]!, planned[i]!];
+  }
+  return planned;
+}
 
+/** Inserts planned bookings, each with its order, booking item and invoice as the service writes them. */
+export async function insertBookings(
+  db: Db,
+  catalog: Catalog,
+  planned: readonly PlannedBooking[],
+  options: { firstDay: string; seed: number },
+  progress: Progress,
+): Promise<void> {
+  const random = prng(options.seed);
+  const start = DateTime.fromISO(options.firstDay, { zone: BENCH_TIMEZONE });
+  const at = new Date().toISOString();
   let done = 0;
   for (let i = 0; i < planned.length; i += BATCH) {
     const chunk = planned.slice(i, i + BATCH);

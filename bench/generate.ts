@@ -318,3 +318,13 @@ export async function insertBookings(
     progress('bookings', done, planned.length);
   }
 }
+
+/**
+ * The plan reordered so that every booking of the first `days` days comes first, then the rest:
+ * loading the first part alone and then the rest adds bookings only outside that window, which is
+ * how the bench shows that a window's cost does not depend on bookings outside it.
+ */
+export function windowFirst(planned: readonly PlannedBooking[], days: number): PlannedBooking[] {
+  const inWindow = (p: PlannedBooking) => p.slot < days * SLOTS_PER_DAY;
+  return [...planned.filter(inWindow), ...planned.filter((p) => !inWindow(p))];
+}

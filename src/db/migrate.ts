@@ -8,6 +8,7 @@ import * as ordersIndexes from './migrations/0006_orders_indexes.js';
 import * as adminSessions from './migrations/0007_admin_sessions.js';
 import * as idempotency from './migrations/0008_idempotency.js';
 import * as bookingListIndexes from './migrations/0009_booking_list_indexes.js';
+import * as bookingsBusyIndex from './migrations/0010_bookings_busy_index.js';
 
 type DialectMigration = { up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void> };
 
@@ -21,6 +22,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0007_admin_sessions': adminSessions,
   '0008_idempotency': idempotency,
   '0009_booking_list_indexes': bookingListIndexes,
+  '0010_bookings_busy_index': bookingsBusyIndex,
 };
 
 class InCodeProvider implements MigrationProvider {

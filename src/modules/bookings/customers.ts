@@ -1,7 +1,7 @@
 import type { Db } from '../../db/database.js';
 import { AppError } from '../../http/errors.js';
 import { nowIso } from '../../lib/time.js';
-import { randomCode } from '../orders/create.js';
+import { newCustomerRow } from '../customers/repository.js';
 
 /** A customer a booking request creates (spec, POST /bookings: customer.*). */
 export interface NewCustomer {
@@ -55,34 +55,14 @@ async function guardEmail<T>(email: string, write: () => Promise<T>): Promise<T>
 
 /** Inserts the customer a booking names; no welcome mail (only POST /customers sends one). */
 export async function insertBookingCustomer(db: Db, customer: NewCustomer): Promise<number> {
-  const at = nowIso();
   const { id } = await guardEmail(customer.email, () => db
     .insertInto('customers')
-    .values({
-      customer_code: `CUS-${randomCode(10)}`,
-      first_name: customer.first_name,
-      last_name: customer.last_name,
-      email: customer.email,
-      email_lower: customer.email.toLowerCase(),
-      phone: customer.phone,
-      status: 'active',
-      date_of_birth: null,
-      gender: null,
-      address: null,
-      city: null,
-      state: null,
-      zipcode: null,
-      country: null,
-      custom_fields: '{}',
-      notes: null,
-      is_guest: 0,
-      host_user_id: null,
-      avatar_image_id: null,
-      preferred_agent_id: null,
-      preferred_location_id: null,
-      created_at: at,
-      updated_at: at,
-    })
+    .values(
+      newCustomerRow(
+        { first_name: customer.first_name, last_name: customer.last_name, email: customer.email, email_lower: customer.email.toLowerCase(), phone: customer.phone },
+        nowIso(),
+      ),
+    )
     .returning('id')
     .executeTakeFirstOrThrow());
   return id;

@@ -1,6 +1,7 @@
 import { sql, type Expression, type Insertable, type Selectable, type SqlBool, type Updateable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { BookingStatus } from '../bookings/table.js';
+import { randomCode } from '../orders/create.js';
 import type { CustomersTable } from './table.js';
 
 export type CustomerRow = Selectable<CustomersTable>;
@@ -245,6 +246,37 @@ export function findCustomer(db: Db, id: number): Promise<CustomerRow | undefine
 /** The id of the customer holding this (lower-cased) email. */
 export async function findIdByEmail(db: Db, emailLower: string): Promise<number | undefined> {
   return (await db.selectFrom('customers').select('id').where('email_lower', '=', emailLower).executeTakeFirst())?.id;
+}
+
+export type NewCustomerColumns = Partial<Omit<Insertable<CustomersTable>, 'id' | 'customer_code' | 'created_at' | 'updated_at'>> &
+  Pick<Insertable<CustomersTable>, 'first_name' | 'last_name'>;
+
+/** A whole new customers row: the given columns over the defaults, with a fresh customer code. */
+export function newCustomerRow(columns: NewCustomerColumns, at: string): Insertable<CustomersTable> {
+  return {
+    customer_code: `CUS-${randomCode(10)}`,
+    email: null,
+    email_lower: null,
+    phone: null,
+    status: 'active',
+    date_of_birth: null,
+    gender: null,
+    address: null,
+    city: null,
+    state: null,
+    zipcode: null,
+    country: null,
+    custom_fields: '{}',
+    notes: null,
+    is_guest: 0,
+    host_user_id: null,
+    avatar_image_id: null,
+    preferred_agent_id: null,
+    preferred_location_id: null,
+    ...columns,
+    created_at: at,
+    updated_at: at,
+  };
 }
 
 export async function insertCustomer(db: Db, row: Insertable<CustomersTable>): Promise<CustomerRow> {

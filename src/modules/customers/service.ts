@@ -8,7 +8,6 @@ import { offsetOf, pageOf, type Page } from '../../http/pagination.js';
 import { formatCents } from '../../lib/money.js';
 import { localDateTime, nowIso, todayIn } from '../../lib/time.js';
 import { enqueueMail } from '../mail/outbox.js';
-import { randomCode } from '../orders/create.js';
 import { getTimezone } from '../settings/service.js';
 import * as repository from './repository.js';
 import type { CustomerBookingRow, CustomerFilters, CustomerRow } from './repository.js';
@@ -338,32 +337,19 @@ export async function createCustomer(db: Db, body: CreateCustomerBody): Promise<
     throw new AppError('data_inconsistency', 'The customer refers to missing or inactive records', problems);
   }
 
-  const at = nowIso();
-  const row = await persistNewCustomer(db, {
-    customer_code: `CUS-${randomCode(10)}`,
-    first_name: columns.first_name ?? '',
-    last_name: columns.last_name ?? '',
-    email: columns.email ?? null,
-    email_lower: columns.email_lower ?? null,
-    phone: columns.phone ?? null,
-    status: columns.status ?? 'active',
-    date_of_birth: columns.date_of_birth ?? null,
-    gender: columns.gender ?? null,
-    address: columns.address ?? null,
-    city: columns.city ?? null,
-    state: columns.state ?? null,
-    zipcode: columns.zipcode ?? null,
-    country: columns.country ?? null,
-    custom_fields: JSON.stringify(mergeCustomFields({}, customFields ?? {})),
-    notes: columns.notes ?? null,
-    is_guest: columns.is_guest ?? 0,
-    host_user_id: columns.host_user_id ?? null,
-    avatar_image_id: null,
-    preferred_agent_id: columns.preferred_agent_id ?? null,
-    preferred_location_id: columns.preferred_location_id ?? null,
-    created_at: at,
-    updated_at: at,
-  });
+  const row = await persistNewCustomer(
+    db,
+    repository.newCustomerRow(
+      {
+        ...columns,
+        first_name: columns.first_name ?? '',
+        last_name: columns.last_name ?? '',
+        avatar_image_id: null,
+        custom_fields: JSON.stringify(mergeCustomFields({}, customFields ?? {})),
+      },
+      nowIso(),
+    ),
+  );
   return { ...detailView(row, timezone), user_id: null, welcome_email_sent: row.email !== null };
 }
 

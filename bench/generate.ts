@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { DateTime } from 'luxon';
 import type { Db } from '../src/db/database.js';
+import { newCustomerRow } from '../src/modules/customers/repository.js';
 import { setSettings } from '../src/modules/settings/service.js';
 import { WEEKDAYS, type Schedule, type Weekly } from '../src/modules/schedules/model.js';
 import { writeSiteSchedule } from '../src/modules/schedules/repository.js';
@@ -130,29 +131,17 @@ export async function generateCatalog(db: Db, counts: { agents: number; services
   }
 
   const customers = Array.from({ length: counts.customers }, (_, i) => ({
+    ...newCustomerRow(
+      {
+        first_name: `First${i + 1}`,
+        last_name: `Last${i + 1}`,
+        email: `customer${i + 1}@bench.test`,
+        email_lower: `customer${i + 1}@bench.test`,
+        phone: `+4930${String(1000000 + i)}`,
+      },
+      at,
+    ),
     customer_code: `BENCH${i + 1}`,
-    first_name: `First${i + 1}`,
-    last_name: `Last${i + 1}`,
-    email: `customer${i + 1}@bench.test`,
-    email_lower: `customer${i + 1}@bench.test`,
-    phone: `+4930${String(1000000 + i)}`,
-    status: 'active',
-    date_of_birth: null,
-    gender: null,
-    address: null,
-    city: null,
-    state: null,
-    zipcode: null,
-    country: null,
-    custom_fields: '{}',
-    notes: null,
-    is_guest: 0,
-    host_user_id: null,
-    avatar_image_id: null,
-    preferred_agent_id: null,
-    preferred_location_id: null,
-    created_at: at,
-    updated_at: at,
   }));
   const customerIds: number[] = [];
   await insertBatched(

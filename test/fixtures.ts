@@ -1,5 +1,6 @@
 import type { Insertable } from 'kysely';
 import type { Database, Db } from '../src/db/database.js';
+import { newCustomerRow } from '../src/modules/customers/repository.js';
 
 /**
  * Rows inserted straight into the tables, for tests whose subject is another module (a customer
@@ -97,29 +98,8 @@ export function customerRow(values: Row<'customers'> = {}): Insertable<Database[
   const n = next();
   const email = values.email === undefined ? `customer${n}@example.test` : values.email;
   return {
+    ...newCustomerRow({ first_name: 'Test', last_name: `Customer${n}`, email, email_lower: email?.toLowerCase() ?? null }, AT),
     customer_code: `CUST${n}${Date.now()}`,
-    first_name: 'Test',
-    last_name: `Customer${n}`,
-    email,
-    email_lower: email?.toLowerCase() ?? null,
-    phone: null,
-    status: 'active',
-    date_of_birth: null,
-    gender: null,
-    address: null,
-    city: null,
-    state: null,
-    zipcode: null,
-    country: null,
-    custom_fields: '{}',
-    notes: null,
-    is_guest: 0,
-    host_user_id: null,
-    avatar_image_id: null,
-    preferred_agent_id: null,
-    preferred_location_id: null,
-    created_at: AT,
-    updated_at: AT,
     ...values,
   };
 }

@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --db postgres] [--duration 10]
+ * npm run bench [-- --db postgres] [--duration 10] [--bookings 100000] [--cpu-prof] [--only <name part>]
  *
  * Loads a generated data set into a fresh database, starts the real service (dist/server.js) and a
  * bare Fastify route on this machine, drives both with autocannon and prints, per scenario,
@@ -19,7 +19,7 @@ import { createKey } from '../src/modules/api-keys/service.js';
 import { initialiseSettings } from '../src/modules/settings/service.js';
 import { createTestDatabase } from '../test/databases.js';
 import { renderChart } from './chart.js';
-import { startServer } from './processes.js';
+import { startServer, stopServer } from './processes.js';
 import { BENCH_TIMEZONE, DAY_END_HOUR, DAY_START_HOUR, generateCatalog, insertBookings, planBookings, progressBar, windowFirst, type Catalog } from './generate.js';
 
 const { values: args } = parseArgs({
@@ -27,6 +27,10 @@ const { values: args } = parseArgs({
     db: { type: 'string', default: 'sqlite' },
     duration: { type: 'string', default: '10' },
     bookings: { type: 'string', default: '100000' },
+    // Writes a V8 CPU profile of the service to bench/results/profiles/ when it stops.
+    'cpu-prof': { type: 'boolean', default: false },
+    // Only the scenarios whose name contains this text (and the bare route), e.g. --only availability
+    only: { type: 'string' },
   },
 });
 if (args.db !== 'sqlite' && args.db !== 'postgres') throw new Error('--db is sqlite or postgres');
@@ -54,6 +58,9 @@ async function measure(
   request: () => { method?: 'GET' | 'POST'; path: string; body?: string },
   key?: string,
 ): Promise<Measured> {
+  if (args.only !== undefined && !name.includes(args.only) && !name.startsWith('bare')) {
+    return { name, connections, requestsPerSecond: NaN, p50: NaN, p99: NaN, non2xx: 0, errors: 0 };
+  }
   const headers: Record<string, string> = { 'content-type': 'application/json', ...(key ? { 'x-api-key': key } : {}) };
   const first = request();
   const result = await autocannon({
@@ -111,7 +118,8 @@ async function main(): Promise<void> {
 
     const bare = await startServer(['--import', 'tsx', 'bench/bare-server.ts'], {});
     processes.push(bare.child);
-    const server = await startServer(['dist/server.js'], { DATABASE_URL: database.url, NODE_ENV: 'development' });
+    const profileArgs = args['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', path.join('bench', 'results', 'profiles')] : [];
+    const server = await startServer([...profileArgs, 'dist/server.js'], { DATABASE_URL: database.url, NODE_ENV: 'development' });
     processes.push(server.child);
 
     const serviceId = catalog.serviceIds[0]!;
@@ -220,9 +228,9 @@ async function main(): Promise<void> {
     fs.writeFileSync(path.join(outDir, `${DIALECT}-${stamp}.svg`), renderChart(`Booking service on ${DIALECT}, ${bookingIds.length} bookings`, results));
     process.stderr.write(`results: ${outDir}/${DIALECT}-${stamp}.{json,svg}\n`);
   } finally {
-    for (const child of processes) child.kill('SIGTERM');
+    // Waits for the exits: the service writes its CPU profile (--cpu-prof) as it stops.
+    await Promise.all(processes.map((child) => stopServer({ child, url: '' })));
     await handle.destroy();
-    await new Promise((resolve) => setTimeout(resolve, 500));
     await database.drop();
   }
 }

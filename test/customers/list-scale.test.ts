@@ -71,6 +71,20 @@ async function fullScans(db: Db, dialect: Dialect, query: CompiledQuery, byPrima
   });
 }
 
+/** True when the plan sorts rows itself instead of reading them in order from an index. */
+async function sortsRows(db: Db, dialect: Dialect, query: CompiledQuery): Promise<boolean> {
+  if (dialect === 'sqlite') {
+    const plan = await db.executeQuery<{ detail: string }>(CompiledQuery.raw(`explain query plan ${query.sql}`, [...query.parameters]));
+    return plan.rows.some((r) => r.detail.startsWith('USE TEMP B-TREE FOR ORDER BY'));
+  }
+  return db.transaction().execute(async (trx) => {
+    await sql`set local enable_seqscan = off`.execute(trx);
+    const plan = await trx.executeQuery<{ 'QUERY PLAN': Json }>(CompiledQuery.raw(`explain (format json) ${query.sql}`, [...query.parameters]));
+    const sorts = (node: Json): boolean => /Sort$/.test(String(node['Node Type'])) || ((node.Plans ?? []) as Json[]).some(sorts);
+    return sorts(plan.rows[0]!['QUERY PLAN'][0].Plan);
+  });
+}
+
 describe.each(DIALECTS)('GET /customers over 10,000 customers (%s)', (dialect) => {
   const t = useTestApp(dialect);
   const today = DateTime.utc().startOf('day');
@@ -235,6 +249,13 @@ describe.each(DIALECTS)('GET /customers over 10,000 customers (%s)', (dialect) =
     };
     for (const [name, query] of Object.entries(queries)) {
       expect(await fullScans(t.db, dialect, query, name === 'pageById' ? 'customers' : undefined), name).toEqual([]);
+    }
+  });
+
+  it('reads a deep page of the default order from the index in order, sorting nothing', async () => {
+    for (const direction of ['desc', 'asc'] as const) {
+      const page = repository.pageQuery(t.db, {}, { column: 'created_at', direction }, 20, 9_000).compile();
+      expect(await sortsRows(t.db, dialect, page), direction).toBe(false);
     }
   });
 });

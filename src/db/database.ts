@@ -16,6 +16,7 @@ import type { LocationsTable } from '../modules/locations/table.js';
 import type { OutboxTable } from '../modules/mail/table.js';
 import type { InvoicesTable, OrderItemsTable, OrdersTable, TransactionsTable } from '../modules/orders/table.js';
 import type { SettingsTable } from '../modules/settings/table.js';
+import { withWriteScopes } from './write-scope.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -109,7 +110,9 @@ export function withStatementCache(database: SQLite.Database, size: number = STA
 export function openDatabase(url: string): DatabaseHandle {
   const dialect = dialectOf(url);
   if (dialect === 'sqlite') {
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(openSqlite(url)) }) });
+    const db = new Kysely<Database>({
+      dialect: withWriteScopes(new SqliteDialect({ database: withStatementCache(openSqlite(url)) }), 'begin immediate'),
+    });
     return { db, dialect, destroy: () => db.destroy() };
   }
   const pool = new pg.Pool({
@@ -130,7 +133,7 @@ export function openDatabase(url: string): DatabaseHandle {
   // connects afresh. Without these listeners the 'error' event would be unhandled.
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: withWriteScopes(new PostgresDialect({ pool })) });
   return { db, dialect, destroy: () => db.destroy() };
 }
 

@@ -6,8 +6,9 @@ import type { Db, Dialect } from './database.js';
  * until it commits, across every process on the same database, so that a check and the write it
  * guards cannot interleave with another writer of the same keys.
  *
- * SQLite: BEGIN IMMEDIATE takes the database's single write lock at once (waiting up to
- * busy_timeout), which serialises all writers, a superset of per-key locking.
+ * SQLite: every transaction begins IMMEDIATE (see openDatabase), taking the database's single
+ * write lock at once (waiting up to busy_timeout), which serialises all writers, a superset of
+ * per-key locking.
  * PostgreSQL: a transaction-scoped advisory lock per key, taken in sorted order so that two
  * transactions locking overlapping sets cannot deadlock; READ COMMITTED then lets each statement
  * see what earlier lock holders committed.
@@ -17,23 +18,12 @@ export async function lockedTransaction<T>(
   lockKeys: readonly string[],
   work: (trx: Db) => Promise<T>,
 ): Promise<T> {
-  if (database.dialect === 'postgres') {
-    return database.db.transaction().execute(async (trx) => {
+  return database.db.transaction().execute(async (trx) => {
+    if (database.dialect === 'postgres') {
       for (const key of [...new Set(lockKeys)].sort()) {
         await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
       }
-      return work(trx);
-    });
-  }
-  return database.db.connection().execute(async (connection) => {
-    await sql`begin immediate`.execute(connection);
-    try {
-      const result = await work(connection);
-      await sql`commit`.execute(connection);
-      return result;
-    } catch (error) {
-      await sql`rollback`.execute(connection).catch(() => undefined);
-      throw error;
     }
+    return work(trx);
   });
 }

@@ -29,6 +29,7 @@ export const ERROR_STATUS = {
   service_has_bookings: 409,
   location_has_bookings: 409,
   idempotency_key_in_progress: 409,
+  idempotency_response_lost: 409,
   validation_failed: 422,
   data_inconsistency: 422,
   idempotency_key_reused: 422,

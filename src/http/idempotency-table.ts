@@ -7,7 +7,8 @@ export interface IdempotencyKeysTable {
   idempotency_key: string;
   /** SHA-256 of method, URL and body: a retry must send the same request. */
   request_hash: string;
-  state: 'in_progress' | 'done';
+  /** in_progress → applied (work committed) → done (response stored), or lost (no response to store). */
+  state: 'in_progress' | 'applied' | 'done' | 'lost';
   response_status: number | null;
   response_type: string | null;
   response_body: string | null;

@@ -2,13 +2,14 @@ import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../db/database.js';
+import { runInWriteScope, type RunStatement, type WriteScope } from '../db/write-scope.js';
 import { AppError } from './errors.js';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 const MAX_KEY_LENGTH = 255;
 /** Keys are kept at least this long (the promise made to clients), then purged. */
 export const RETENTION_MS = 24 * 3600 * 1000;
-/** A request still "in progress" after this long died with its process; a retry takes over. */
+/** A request unfinished after this long (since its claim or its last commit) died with its process. */
 const ABANDONED_MS = 60_000;
 /** How long a concurrent duplicate waits for the first request to finish. */
 const WAIT_MS = 15_000;
@@ -18,8 +19,14 @@ const PURGE_EVERY_MS = 3600 * 1000;
 declare module 'fastify' {
   interface FastifyRequest {
     /** Set when this request owns an idempotency record whose response it must store. */
-    idempotencyRecordId: number | undefined;
+    idempotencyRecord: OwnedRecord | undefined;
   }
+}
+
+interface OwnedRecord {
+  id: number;
+  /** Marks the record applied in every transaction of this request that writes. */
+  scope: WriteScope;
 }
 
 function requestHash(request: FastifyRequest): string {
@@ -38,20 +45,33 @@ async function replay(reply: FastifyReply, stored: Stored): Promise<FastifyReply
     .send(stored.response_body ?? '');
 }
 
+const responseLost = () =>
+  new AppError(
+    'idempotency_response_lost',
+    'The request with this Idempotency-Key was applied, but its response was lost; read the resource to see the result',
+  );
+
 /**
  * Safe retries: a POST or PUT with an Idempotency-Key runs once per (API key, idempotency key).
  * The first response is stored with a hash of the request; a retry with the same request gets
  * the stored response without the work being done again, a different request under the same
  * key gets 422 idempotency_key_reused, and concurrent duplicates wait for the first to finish.
- * Server errors (5xx) are not stored, so that a retry can succeed once the cause is gone.
+ *
+ * A record is `in_progress` until the request's first write commits: every transaction that
+ * writes for the request marks it `applied` before its COMMIT (see WriteScope), so the database
+ * knows whether the work happened even if the process dies before the response is stored (`done`).
+ * A retry after such a death runs the request again only if nothing of it committed; otherwise it
+ * answers 409 idempotency_response_lost. Server errors (5xx) are not stored, so that a retry can
+ * succeed once the cause is gone, unless the work had committed (`lost`).
  */
 export function registerIdempotency(app: FastifyInstance, db: Db, now: () => number = Date.now): void {
-  app.decorateRequest('idempotencyRecordId', undefined);
+  app.decorateRequest('idempotencyRecord', undefined);
   let purgedAt = 0;
 
-  app.addHook('preHandler', async (request, reply) => {
+  /** The record this request now owns, or undefined when it has none (or was answered). */
+  async function claim(request: FastifyRequest, reply: FastifyReply): Promise<number | undefined> {
     const header = request.headers[IDEMPOTENCY_HEADER];
-    if (header === undefined || (request.method !== 'POST' && request.method !== 'PUT') || !request.apiKey) return;
+    if (header === undefined || (request.method !== 'POST' && request.method !== 'PUT') || !request.apiKey) return undefined;
     const key = Array.isArray(header) ? header[0] : header;
     if (!key || key.length > MAX_KEY_LENGTH) {
       throw new AppError('invalid_request', `Idempotency-Key must be 1 to ${MAX_KEY_LENGTH} characters`, {
@@ -75,10 +95,7 @@ export function registerIdempotency(app: FastifyInstance, db: Db, now: () => num
         .onConflict((oc) => oc.columns(['api_key_id', 'idempotency_key']).doNothing())
         .returning('id')
         .executeTakeFirst();
-      if (claimed) {
-        request.idempotencyRecordId = claimed.id;
-        return;
-      }
+      if (claimed) return claimed.id;
       const stored = await db
         .selectFrom('idempotency_keys')
         .select(['id', 'state', 'request_hash', 'response_status', 'response_type', 'response_body', 'updated_at'])
@@ -91,10 +108,22 @@ export function registerIdempotency(app: FastifyInstance, db: Db, now: () => num
           'Idempotency-Key': 'already used with a different method, path or body',
         });
       }
-      if (stored.state === 'done') return replay(reply, stored);
+      if (stored.state === 'done') {
+        await replay(reply, stored);
+        return undefined;
+      }
+      if (stored.state === 'lost') throw responseLost();
       if (now() - Date.parse(stored.updated_at) > ABANDONED_MS) {
-        // Its first request died mid-way: release the record and claim it afresh.
-        await db.deleteFrom('idempotency_keys').where('id', '=', stored.id).where('updated_at', '=', stored.updated_at).execute();
+        // Its first request died mid-way. If any of its work committed, running it again would
+        // do that twice; if none did, release the record (unless the work commits meanwhile)
+        // and claim it afresh.
+        if (stored.state === 'applied') throw responseLost();
+        await db
+          .deleteFrom('idempotency_keys')
+          .where('id', '=', stored.id)
+          .where('state', '=', 'in_progress')
+          .where('updated_at', '=', stored.updated_at)
+          .execute();
         continue;
       }
       if (now() > deadline) {
@@ -102,14 +131,57 @@ export function registerIdempotency(app: FastifyInstance, db: Db, now: () => num
       }
       await sleep(POLL_MS);
     }
+  }
+
+  /** Run before COMMIT by each transaction that writes for the request owning record `id`. */
+  function markApplied(id: number): (run: RunStatement) => Promise<void> {
+    return async (run) => {
+      const marked = await run(
+        db
+          .updateTable('idempotency_keys')
+          .set({ state: 'applied', updated_at: new Date(now()).toISOString() })
+          .where('id', '=', id)
+          .where('state', 'in', ['in_progress', 'applied'])
+          .compile(),
+      );
+      // A retry took the record over, believing this request dead: the retry does the work.
+      if (marked.numAffectedRows !== 1n) {
+        throw new AppError('idempotency_key_in_progress', 'A retry with this Idempotency-Key took this request over; this one did nothing');
+      }
+    };
+  }
+
+  // A callback hook: the handler runs inside `done`, so inside the write scope as well.
+  app.addHook('preHandler', (request, reply, done) => {
+    claim(request, reply).then((id) => {
+      if (id === undefined) {
+        done();
+        return;
+      }
+      const scope: WriteScope = { beforeCommit: markApplied(id) };
+      request.idempotencyRecord = { id, scope };
+      runInWriteScope(scope, done);
+    }, done);
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
-    const id = request.idempotencyRecordId;
-    if (id === undefined) return payload;
-    request.idempotencyRecordId = undefined;
+    const record = request.idempotencyRecord;
+    if (record === undefined) return payload;
+    request.idempotencyRecord = undefined;
+    // The answer is decided: writes from here on (work the request left running) are not its work.
+    record.scope.beforeCommit = undefined;
     if (reply.statusCode >= 500 || typeof payload !== 'string') {
-      await db.deleteFrom('idempotency_keys').where('id', '=', id).execute();
+      // No response to store: release the record for a retry to run the request, unless some
+      // of its work committed, which a retry must not do again.
+      const released = await db.deleteFrom('idempotency_keys').where('id', '=', record.id).where('state', '=', 'in_progress').executeTakeFirst();
+      if (released.numDeletedRows === 0n) {
+        await db
+          .updateTable('idempotency_keys')
+          .set({ state: 'lost', updated_at: new Date(now()).toISOString() })
+          .where('id', '=', record.id)
+          .where('state', '=', 'applied')
+          .execute();
+      }
       return payload;
     }
     await db
@@ -121,7 +193,7 @@ export function registerIdempotency(app: FastifyInstance, db: Db, now: () => num
         response_body: payload,
         updated_at: new Date(now()).toISOString(),
       })
-      .where('id', '=', id)
+      .where('id', '=', record.id)
       .execute();
     return payload;
   });

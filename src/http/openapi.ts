@@ -11,7 +11,8 @@ const IDEMPOTENCY_HEADER_SCHEMA = {
       description:
         'Makes a retry safe: the first response to this key (and this exact request) is stored for at least ' +
         '24 hours and replayed to retries without doing the work again; the same key with a different ' +
-        'request answers 422 idempotency_key_reused.',
+        'request answers 422 idempotency_key_reused. If the service stopped after the work committed but before ' +
+        'answering, a retry answers 409 idempotency_response_lost instead of doing it again: read the resource.',
     },
   },
 };

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { describe, expect, it } from 'vitest';
+import { lockedTransaction } from '../../src/db/transactions.js';
 import { AppError } from '../../src/http/errors.js';
 import { DIALECTS, useTestApp } from '../helper.js';
 
@@ -14,6 +15,29 @@ describe.each(DIALECTS)('Idempotency-Key (%s)', (dialect) => {
   };
   let failNext = false;
 
+  /** Where a run of /test-writes stops as if its process died there, until `resume()`. */
+  interface Stop {
+    at: 'before-commit' | 'after-commit' | 'fail-after-commit';
+    reached: Promise<void>;
+    resume(): void;
+  }
+  const stops = new Map<string, Stop & { arrive(): void; resumed: Promise<void> }>();
+  const stopNextRun = (name: string, at: Stop['at']): Stop => {
+    let arrive = () => {};
+    let resume = () => {};
+    const reached = new Promise<void>((resolve) => (arrive = resolve));
+    const resumed = new Promise<void>((resolve) => (resume = resolve));
+    const stop = { at, reached, resume, arrive, resumed };
+    stops.set(name, stop);
+    return stop;
+  };
+  const hold = async (stop: (Stop & { arrive(): void; resumed: Promise<void> }) | undefined, at: Stop['at']) => {
+    if (stop?.at !== at) return;
+    stop.arrive();
+    await stop.resumed;
+  };
+  const WAYS = ['locked', 'plain', 'alone'] as const;
+
   const t = useTestApp(dialect, {}, {
     beforeReady: (app) => {
       const body = Type.Object({ name: Type.String() });
@@ -26,6 +50,24 @@ describe.each(DIALECTS)('Idempotency-Key (%s)', (dialect) => {
           throw new Error('boom');
         }
         return reply.status(201).send({ name: request.body.name, run });
+      });
+      // Work the database keeps: one settings row per run, written by a locked transaction, a
+      // plain one or a lone statement; the answer tells the state of the request's own record.
+      const writeBody = Type.Object({ name: Type.String(), way: Type.Union(WAYS.map((w) => Type.Literal(w))) });
+      app.post(`${ROOT}/test-writes`, { config: { permission: 'any' }, schema: { body: writeBody } }, async (request, reply) => {
+        const { name, way } = request.body;
+        const stop = stops.get(name);
+        stops.delete(name);
+        await hold(stop, 'before-commit');
+        const row = { key: `work:${name}:${count(`work:${name}`)}`, value: `work:${name}`, updated_at: new Date().toISOString() };
+        if (way === 'locked') await lockedTransaction(app, ['test'], (trx) => trx.insertInto('settings').values(row).execute());
+        else if (way === 'plain') await app.db.transaction().execute((trx) => trx.insertInto('settings').values(row).execute());
+        else await app.db.insertInto('settings').values(row).execute();
+        await hold(stop, 'after-commit');
+        if (stop?.at === 'fail-after-commit') throw new Error('boom after the commit');
+        const key = request.headers['idempotency-key'];
+        const own = key === undefined ? undefined : await recordOf(String(key));
+        return reply.status(201).send({ name, state: own?.state ?? null });
       });
       app.put(`${ROOT}/test-things/:id`, { config: { permission: 'any' } }, async () => {
         const run = count('put');
@@ -42,6 +84,26 @@ describe.each(DIALECTS)('Idempotency-Key (%s)', (dialect) => {
       headers: { 'x-api-key': key, ...(idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey }) },
       payload: { name },
     });
+
+  const recordOf = (idempotencyKey: string) =>
+    t.db.selectFrom('idempotency_keys').select(['id', 'state']).where('idempotency_key', '=', idempotencyKey).executeTakeFirst();
+  /** Rows the runs of /test-writes named `name` committed. */
+  const work = async (name: string) =>
+    (await t.db.selectFrom('settings').select('key').where('value', '=', `work:${name}`).execute()).length;
+  const write = (key: string, idempotencyKey: string | undefined, name: string, way: (typeof WAYS)[number] = 'locked') =>
+    t.app.inject({
+      method: 'POST',
+      url: `${ROOT}/test-writes`,
+      headers: { 'x-api-key': key, ...(idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey }) },
+      payload: { name, way },
+    });
+  /** Time passes: the request that holds the record is long past the point where it counts as dead. */
+  const age = (idempotencyKey: string) =>
+    t.db
+      .updateTable('idempotency_keys')
+      .set({ updated_at: new Date(Date.now() - 10 * 60_000).toISOString() })
+      .where('idempotency_key', '=', idempotencyKey)
+      .execute();
 
   it('replays the stored response to a retry without doing the work again', async () => {
     const key = await t.key();
@@ -103,6 +165,82 @@ describe.each(DIALECTS)('Idempotency-Key (%s)', (dialect) => {
     expect(replayed.statusCode).toBe(422);
     expect(replayed.headers['idempotent-replayed']).toBe('true');
     expect(runs.get('put')).toBe(1);
+  });
+
+  it.each(WAYS)(
+    'does not run again a request whose work committed (%s) but whose process died before answering',
+    async (way) => {
+      const key = await t.key();
+      const idem = `died-after-commit-${way}`;
+      const name = `after-${way}`;
+      const stop = stopNextRun(name, 'after-commit');
+      const first = write(key, idem, name, way);
+      await stop.reached;
+      // The process is gone here: its work is committed, its response never stored.
+      expect(await work(name)).toBe(1);
+      expect((await recordOf(idem))?.state).toBe('applied');
+      await age(idem);
+
+      const retry = await write(key, idem, name, way);
+      expect(retry.statusCode).toBe(409);
+      expect(retry.json().error.code).toBe('idempotency_response_lost');
+      expect(await work(name)).toBe(1);
+
+      // Had it only been slow, its answer is stored when it comes and replayed from then on.
+      stop.resume();
+      expect((await first).statusCode).toBe(201);
+      const replayed = await write(key, idem, name, way);
+      expect(replayed.statusCode).toBe(201);
+      expect(replayed.headers['idempotent-replayed']).toBe('true');
+      expect(await work(name)).toBe(1);
+    },
+  );
+
+  it('runs a request again whose process died before any of its work committed, and never lets the first run commit after that', async () => {
+    const key = await t.key();
+    const stop = stopNextRun('before', 'before-commit');
+    const first = write(key, 'died-before-commit', 'before');
+    await stop.reached;
+    expect((await recordOf('died-before-commit'))?.state).toBe('in_progress');
+    await age('died-before-commit');
+
+    const retry = await write(key, 'died-before-commit', 'before');
+    expect(retry.statusCode).toBe(201);
+    expect(await work('before')).toBe(1);
+
+    // The first run was only frozen: when it wakes, the retry owns the key and did the work.
+    stop.resume();
+    const late = await first;
+    expect(late.statusCode).toBe(409);
+    expect(late.json().error.code).toBe('idempotency_key_in_progress');
+    expect(await work('before')).toBe(1);
+    const replayed = await write(key, 'died-before-commit', 'before');
+    expect(replayed.statusCode).toBe(201);
+    expect(replayed.headers['idempotent-replayed']).toBe('true');
+  });
+
+  it('does not run again a request that failed (5xx) after its work committed', async () => {
+    const key = await t.key();
+    stopNextRun('failed', 'fail-after-commit');
+    const failed = await write(key, 'failed-after-commit', 'failed');
+    expect(failed.statusCode).toBe(500);
+    const retry = await write(key, 'failed-after-commit', 'failed');
+    expect(retry.statusCode).toBe(409);
+    expect(retry.json().error.code).toBe('idempotency_response_lost');
+    expect(await work('failed')).toBe(1);
+  });
+
+  it("marks each request's own record as its work commits, among concurrent requests with and without keys", async () => {
+    const key = await t.key();
+    const responses = await Promise.all(
+      Array.from({ length: 24 }, (_, i) => write(key, i % 2 === 0 ? `concurrent-write-${i}` : undefined, `concurrent-${i}`, WAYS[i % WAYS.length])),
+    );
+    for (const [i, res] of responses.entries()) {
+      expect(res.statusCode).toBe(201);
+      expect(res.json().state).toBe(i % 2 === 0 ? 'applied' : null);
+    }
+    const records = await t.db.selectFrom('idempotency_keys').select('state').where('idempotency_key', 'like', 'concurrent-write-%').execute();
+    expect(records.map((r) => r.state)).toEqual(Array(12).fill('done'));
   });
 
   it('refuses a key over 255 characters', async () => {

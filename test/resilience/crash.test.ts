@@ -2,7 +2,8 @@
  * Crash safety: the real server (`node --import tsx src/server.ts`) is killed with SIGKILL in
  * the middle of a load of bulk and single creates, restarted on the same database and killed
  * again, KILLS times; after the last restart every booking that was answered 201 exists with its
- * order, order item and invoice, and nothing anywhere is half-written.
+ * order, order item and invoice, and nothing anywhere is half-written. Every request carries an
+ * Idempotency-Key, and a retry of each request a kill cut off runs it only if none of it committed.
  */
 import path from 'node:path';
 import { sql } from 'kysely';
@@ -39,6 +40,14 @@ interface Site {
   customerId: number;
   agentIds: number[];
   apiKey: string;
+}
+
+/** A request a kill cut off, as its client would retry it. */
+interface CutOff {
+  url: string;
+  body: object;
+  idempotencyKey: string;
+  numbers: number[];
 }
 
 interface Slot {
@@ -90,18 +99,32 @@ describe.each(DIALECTS)('crash safety: SIGKILL in the middle of a bulk load (%s)
   const crashes: { cutOff: number; bySigkill: boolean }[] = [];
   /** Answers other than 201 (none is expected: every slot asked for is free). */
   const unexpected: string[] = [];
+  const cutOffRequests: CutOff[] = [];
+  /** The answers to the retries of the cut-off requests: status and error code. */
+  const retried: string[] = [];
   let nextSlot = 0;
 
   function start(): Promise<RunningServer> {
     return startServer(SERVER, { DATABASE_URL: database.url, LOG_LEVEL: 'error' });
   }
 
-  function post(running: RunningServer, url: string, body: object): Promise<Response> {
+  function post(running: RunningServer, url: string, body: object, idempotencyKey?: string): Promise<Response> {
     return fetch(`${running.url}${API}${url}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': site.apiKey },
+      headers: { 'content-type': 'application/json', 'x-api-key': site.apiKey, ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}) },
       body: JSON.stringify(body),
     });
+  }
+
+  /** Sends a request of the load; bookings answered 201 are recorded, other answers returned. */
+  async function send(running: RunningServer, request: CutOff): Promise<{ status: number; body: Json }> {
+    const res = await post(running, request.url, request.body, request.idempotencyKey);
+    const body: Json = await res.json();
+    if (request.url === '/bookings' && res.status === 201) answered.set(body.data.id, slotOf(site, request.numbers[0] as number));
+    if (request.url !== '/bookings' && (res.status === 201 || res.status === 207)) {
+      for (const s of body.results.success) answered.set(s.booking_id, slotOf(site, request.numbers[s.index] as number));
+    }
+    return { status: res.status, body };
   }
 
   /**
@@ -118,25 +141,28 @@ describe.each(DIALECTS)('crash safety: SIGKILL in the middle of a bulk load (%s)
     let killTimer: NodeJS.Timeout | undefined;
     const kill = () => (killed ??= stopServer(running, 'SIGKILL'));
 
-    const record = (n: number, id: number) => answered.set(id, slotOf(site, n));
     const client = async () => {
       while (!killed && nextSlot < slotLimit) {
         const single = nextRequest++ % 4 === 3;
         const first = nextSlot;
         nextSlot += single ? 1 : BULK_SIZE;
         const numbers = Array.from({ length: single ? 1 : BULK_SIZE }, (_, i) => first + i);
+        const request: CutOff = single
+          ? { url: '/bookings', body: bookingBody(site, first), idempotencyKey: `load-${first}`, numbers }
+          : {
+              url: '/bookings/bulk',
+              body: { bookings: numbers.map((n) => bookingBody(site, n)), send_confirmation: first % 2 === 0 },
+              idempotencyKey: `load-${first}`,
+              numbers,
+            };
         const sent = performance.now();
         try {
-          const res = single
-            ? await post(running, '/bookings', bookingBody(site, first))
-            : await post(running, '/bookings/bulk', { bookings: numbers.map((n) => bookingBody(site, n)), send_confirmation: first % 2 === 0 });
-          const body: Json = await res.json();
-          if (single && res.status === 201) record(first, body.data.id);
-          if (!single && (res.status === 201 || res.status === 207)) for (const s of body.results.success) record(numbers[s.index] as number, s.booking_id);
-          if (res.status !== 201) unexpected.push(`${res.status} ${JSON.stringify(body).slice(0, 300)}`);
+          const { status, body } = await send(running, request);
+          if (status !== 201) unexpected.push(`${status} ${JSON.stringify(body).slice(0, 300)}`);
         } catch {
           // No answer: the kill cut this request off (its bookings may or may not have committed).
           crash.cutOff++;
+          cutOffRequests.push(request);
         }
         // Killing on an answer would always hit the server just after a commit, as it starts the
         // next request; a random moment within one request's time falls anywhere in its work.
@@ -173,7 +199,15 @@ describe.each(DIALECTS)('crash safety: SIGKILL in the middle of a bulk load (%s)
     });
     // The test holds no connection while the server runs: each start alone recovers the database.
     for (let i = 0; i < KILLS; i++) await loadAndKill(await start());
+    // Time passes: the cut-off requests' claims on their keys count as abandoned (60 s on).
+    await withDatabase(database.url, (db) =>
+      db.updateTable('idempotency_keys').set({ updated_at: new Date(Date.now() - 10 * 60_000).toISOString() }).where('state', '!=', 'done').execute(),
+    );
     server = await start();
+    for (const request of cutOffRequests) {
+      const { status, body } = await send(server, request);
+      retried.push(status === 201 ? '201' : `${status} ${body.error?.code ?? JSON.stringify(body).slice(0, 300)}`);
+    }
   });
 
   afterAll(async () => {
@@ -189,6 +223,12 @@ describe.each(DIALECTS)('crash safety: SIGKILL in the middle of a bulk load (%s)
     }
     expect(answered.size).toBeGreaterThanOrEqual(KILLS * TARGET);
     expect(unexpected).toEqual([]);
+  });
+
+  it('a retry of each cut-off request ran it only if none of it had committed, else said its response was lost', () => {
+    expect(retried).toHaveLength(cutOffRequests.length);
+    // A run of work that had committed would find its own slots taken (409 time_slot_unavailable).
+    expect(retried.filter((answer) => answer !== '201' && answer !== '409 idempotency_response_lost')).toEqual([]);
   });
 
   it('every booking answered 201 exists at its slot with its order, booking item and invoice', async () => {

@@ -130,15 +130,8 @@ export function toDetail(
 
 /** One booking as GET /bookings/{id} shows it, or undefined when it does not exist. */
 export async function loadDetail(db: Db, id: number, publicUrl: string): Promise<BookingView | undefined> {
-  const row = await repository.findBookingWithRelations(db, id);
-  if (!row) return undefined;
-  const [order, transactions, category, meta] = await Promise.all([
-    row.order_id === null ? undefined : repository.findOrder(db, row.order_id),
-    repository.transactionsOf(db, row.id, row.order_id),
-    row.location_category_id === null ? undefined : repository.locationCategory(db, row.location_category_id),
-    repository.metaOf(db, [row.id]),
-  ]);
-  return toDetail(row, { order, transactions, category, meta: meta.get(row.id) ?? {} }, publicUrl);
+  const detail = await repository.findBookingDetail(db, id);
+  return detail && toDetail(detail.row, detail, publicUrl);
 }
 
 export function toListItem(row: RelatedBookingRow, meta?: Record<string, string>): BookingListView {

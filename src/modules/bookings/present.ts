@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Static } from 'typebox';
 import type { Db } from '../../db/database.js';
 import { formatCents } from '../../lib/money.js';
@@ -24,7 +24,7 @@ function fullName(first: string, last: string): string {
  * customer cannot turn their link into the agent's.
  */
 export function manageLinks(publicUrl: string, row: { booking_code: string; access_key: string }): { agent: string; customer: string } {
-  const customerKey = createHash('sha256').update(row.access_key).digest('base64url').slice(0, 32);
+  const customerKey = hash('sha256', row.access_key, 'base64url').slice(0, 32);
   const base = `${publicUrl}/manage-booking/${encodeURIComponent(row.booking_code)}`;
   return { agent: `${base}?role=agent&key=${row.access_key}`, customer: `${base}?role=customer&key=${customerKey}` };
 }

@@ -1,5 +1,7 @@
+import { CompiledQuery, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/database.js';
+import { bookingDetailQuery } from '../../src/modules/bookings/repository.js';
 import { insertBooking } from '../fixtures.js';
 import { DIALECTS, useTestApp, type Json } from '../helper.js';
 import { MONDAY, newSite, requester } from './setup.js';
@@ -85,5 +87,26 @@ describe.each(DIALECTS)('GET /bookings/{id}: the related records (%s)', (dialect
     const res = await call('GET', `/bookings/${id}`);
     expect(res.statusCode).toBe(200);
     expect(res.json().data).toMatchObject({ id, order_id: null, order: null, transactions: [], meta: {}, location: { id: site.locationId, category: [] } });
+  });
+
+  it('finds the payments through indexes, never by scanning every payment', async () => {
+    const compiled = bookingDetailQuery(t.db, 1).compile();
+    if (dialect === 'sqlite') {
+      const rows = await t.db.executeQuery<{ detail: string }>(CompiledQuery.raw(`explain query plan ${compiled.sql}`, [...compiled.parameters]));
+      const text = rows.rows.map((row) => row.detail).join('\n');
+      expect(text).toMatch(/SEARCH t USING INDEX transactions_booking \(booking_id=\?\)/);
+      expect(text).toMatch(/SEARCH t USING INDEX transactions_order \(order_id=\?\)/);
+      expect(text).not.toMatch(/SCAN t\b/);
+      return;
+    }
+    const text = await t.db.transaction().execute(async (trx) => {
+      // Near-empty tables would be scanned whatever the indexes; ask which indexes serve the query.
+      await sql`set local enable_seqscan = off`.execute(trx);
+      const rows = await trx.executeQuery<{ 'QUERY PLAN': string }>(CompiledQuery.raw(`explain ${compiled.sql}`, [...compiled.parameters]));
+      return rows.rows.map((row) => row['QUERY PLAN']).join('\n');
+    });
+    expect(text).toMatch(/Index Scan on transactions_booking/);
+    expect(text).toMatch(/Index Scan on transactions_order/);
+    expect(text).not.toMatch(/Seq Scan on transactions/);
   });
 });

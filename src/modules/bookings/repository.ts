@@ -154,7 +154,7 @@ function fromJson<T extends object>(value: T | string): T {
 }
 
 /** A booking with every record its detail shows, lists included, in one statement. */
-const bookingDetail = prepareQuery((db: Db, id: number) => {
+export function bookingDetailQuery(db: Db, id: number) {
   const dialect = dialectOfDb(db);
   return withRelations(db)
     .leftJoin('location_categories as lc', 'lc.id', 'l.category_id')
@@ -187,7 +187,8 @@ const bookingDetail = prepareQuery((db: Db, id: number) => {
         .as('meta'),
     ])
     .where('b.id', '=', id);
-});
+}
+const bookingDetail = prepareQuery(bookingDetailQuery);
 
 export interface BookingDetailRecords {
   row: RelatedBookingRow;

@@ -16,6 +16,14 @@ class Placeholder {
   }
 }
 
+/** The SQL of every compiled template, and the name it is prepared under on PostgreSQL. */
+const statementNames = new Map<string, string>();
+
+/** The server-side statement name of a prepared query's SQL; undefined for any other SQL. */
+export function preparedStatementName(sql: string): string | undefined {
+  return statementNames.get(sql);
+}
+
 interface Template {
   compiled: CompiledQuery;
   /** For each parameter of the compiled query, the argument it takes, or -1 for a constant of the query. */
@@ -38,7 +46,8 @@ export interface PreparedQuery<DB, A extends unknown[], O> {
  * `in` list or as text. It is called once per dialect with stand-ins for the arguments; each
  * argument must come out as a bound parameter (checked then). Constants written in the query
  * stay as they were compiled. Works on a database, a transaction or a connection of it, none of
- * which may carry plugins that transform queries.
+ * which may carry plugins that transform queries. On PostgreSQL the statement is also prepared on
+ * the server, once per connection (see withNamedStatements).
  *
  * @example
  * const keyByHash = prepareQuery((db: Db, hash: string) => db.selectFrom('api_keys').selectAll().where('key_hash', '=', hash));
@@ -87,5 +96,6 @@ function compileTemplate<DB, A extends unknown[], O>(
       throw new Error(`prepared query: argument ${placeholder.index} is not a bound parameter of ${compiled.sql}`);
     }
   }
+  if (!statementNames.has(compiled.sql)) statementNames.set(compiled.sql, `prepared_${statementNames.size + 1}`);
   return { compiled, sources };
 }

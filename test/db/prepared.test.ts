@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/database.js';
 import { prepareQuery } from '../../src/db/prepared.js';
@@ -87,5 +88,23 @@ describe.each(DIALECTS)('prepared queries (%s)', (dialect) => {
     await expect(branching.execute(t.db, 'GET')).rejects.toThrow(/argument 0 is not a bound parameter/);
     const textual = prepareQuery((db: Db, path: string) => db.selectFrom('audit_log').select('id').where('path', '=', `/x${path}`));
     await expect(textual.execute(t.db, 'y')).rejects.toThrow(/argument 0 was turned into text/);
+  });
+});
+
+describe('prepared queries on the PostgreSQL server', () => {
+  const t = useTestApp('postgres');
+
+  it('run as named statements, prepared once per connection; other queries stay unnamed', async () => {
+    const preparedSql = auditRows(t.db, 0, '').compile().sql;
+    const otherSql = t.db.selectFrom('settings').select('value').where('key', '=', 'timezone').compile().sql;
+    const statements = await t.db.transaction().execute(async (trx) => {
+      await preparedAuditRows.execute(trx, 200, 'GET');
+      await preparedAuditRows.execute(trx, 400, 'POST');
+      await trx.selectFrom('settings').select('value').where('key', '=', 'timezone').execute();
+      const { rows } = await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements`.execute(trx);
+      return rows;
+    });
+    expect(statements.filter((s) => s.statement === preparedSql)).toEqual([{ name: expect.stringMatching(/^prepared_\d+$/) as string, statement: preparedSql }]);
+    expect(statements.filter((s) => s.statement === otherSql)).toEqual([]);
   });
 });

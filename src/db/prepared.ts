@@ -41,7 +41,8 @@ export interface PreparedQuery<DB, A extends unknown[], O> {
  * A query of fixed shape, built and compiled once per database dialect and then run with new
  * argument values: building and compiling a Kysely query costs more than running a simple one.
  *
- * `build` must give the same SQL whatever the arguments: use each argument only as a value
+ * `build` declares each argument as a plain parameter (no default, no rest) and must give the
+ * same SQL whatever the arguments: use each argument only as a value
  * (`where('id', '=', id)`, `values({ name })`), never to decide the query's shape, never in an
  * `in` list or as text. It is called once per dialect with stand-ins for the arguments; each
  * argument must come out as a bound parameter (checked then). Constants written in the query
@@ -56,18 +57,22 @@ export interface PreparedQuery<DB, A extends unknown[], O> {
 export function prepareQuery<DB, A extends unknown[], O>(build: (db: Kysely<DB>, ...args: A) => Compilable<O>): PreparedQuery<DB, A, O> {
   // Keyed by the dialect adapter, which a database shares with its transactions and connections.
   const templates = new WeakMap<DialectAdapter, Template>();
+  // build.length leaves out a parameter with a default and a rest parameter, which would compile as
+  // constants: a call passing such an argument is refused.
+  const arity = build.length - 1;
 
   function template(db: Kysely<DB>): Template {
     const adapter = db.getExecutor().adapter;
     let found = templates.get(adapter);
     if (!found) {
-      found = compileTemplate(db, build.length - 1, build);
+      found = compileTemplate(db, arity, build);
       templates.set(adapter, found);
     }
     return found;
   }
 
   async function execute(db: Kysely<DB>, ...args: A): Promise<O[]> {
+    if (args.length !== arity) throw new Error(`prepared query: ${args.length} arguments for ${arity}; declare each as a plain parameter`);
     const { compiled, sources } = template(db);
     const parameters = sources.map((source, i) => (source < 0 ? compiled.parameters[i] : args[source]));
     const result = await db.executeQuery<O>({ query: compiled.query, queryId: compiled.queryId, sql: compiled.sql, parameters });

@@ -88,6 +88,8 @@ describe.each(DIALECTS)('prepared queries (%s)', (dialect) => {
     await expect(branching.execute(t.db, 'GET')).rejects.toThrow(/argument 0 is not a bound parameter/);
     const textual = prepareQuery((db: Db, path: string) => db.selectFrom('audit_log').select('id').where('path', '=', `/x${path}`));
     await expect(textual.execute(t.db, 'y')).rejects.toThrow(/argument 0 was turned into text/);
+    const defaulted = prepareQuery((db: Db, path: string = '/a') => db.selectFrom('audit_log').select('id').where('path', '=', path));
+    await expect(defaulted.execute(t.db, '/b')).rejects.toThrow(/1 arguments for 0; declare each as a plain parameter/);
   });
 });
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
+import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, type PostgresPool, type PostgresPoolClient, type SqliteDatabase } from 'kysely';
 import pg from 'pg';
 import type { IdempotencyKeysTable } from '../http/idempotency-table.js';
 import type { AdminSessionsTable } from '../modules/admin/table.js';
@@ -16,6 +16,7 @@ import type { LocationsTable } from '../modules/locations/table.js';
 import type { OutboxTable } from '../modules/mail/table.js';
 import type { InvoicesTable, OrderItemsTable, OrdersTable, TransactionsTable } from '../modules/orders/table.js';
 import type { SettingsTable } from '../modules/settings/table.js';
+import { preparedStatementName } from './prepared.js';
 import { withWriteScopes } from './write-scope.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -56,6 +57,11 @@ export interface DatabaseHandle {
 
 export function dialectOf(url: string): Dialect {
   return url.startsWith('sqlite:') ? 'sqlite' : 'postgres';
+}
+
+/** The dialect of a database, or of a transaction or connection of it (they share its adapter). */
+export function dialectOfDb(db: Db): Dialect {
+  return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
 }
 
 function openSqlite(url: string): SQLite.Database {
@@ -107,6 +113,31 @@ export function withStatementCache(database: SQLite.Database, size: number = STA
   };
 }
 
+/**
+ * PostgreSQL plans every statement it is sent unnamed, and planning a query that joins several
+ * tables costs it more than running it. Queries of fixed shape (prepareQuery) go as named
+ * statements instead: each connection prepares one once, and after a few runs PostgreSQL keeps
+ * a generic plan. Other queries go as before.
+ */
+function withNamedStatements(pool: pg.Pool): PostgresPool {
+  // Kysely keeps its connection per client object, so each pg client keeps its one wrapper.
+  const wrappers = new WeakMap<pg.PoolClient, PostgresPoolClient>();
+  return {
+    async connect() {
+      const client = await pool.connect();
+      let wrapper = wrappers.get(client);
+      if (!wrapper) {
+        // Only the (sql, parameters) form is ever called: the dialect has no cursor configured.
+        const query = (text: string, values: readonly unknown[]) => client.query({ name: preparedStatementName(text), text, values: [...values] });
+        wrapper = { query: query as unknown as PostgresPoolClient['query'], release: () => client.release() };
+        wrappers.set(client, wrapper);
+      }
+      return wrapper;
+    },
+    end: () => pool.end(),
+  };
+}
+
 export function openDatabase(url: string): DatabaseHandle {
   const dialect = dialectOf(url);
   if (dialect === 'sqlite') {
@@ -133,7 +164,7 @@ export function openDatabase(url: string): DatabaseHandle {
   // connects afresh. Without these listeners the 'error' event would be unhandled.
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
-  const db = new Kysely<Database>({ dialect: withWriteScopes(new PostgresDialect({ pool })) });
+  const db = new Kysely<Database>({ dialect: withWriteScopes(new PostgresDialect({ pool: withNamedStatements(pool) })) });
   return { db, dialect, destroy: () => db.destroy() };
 }
 

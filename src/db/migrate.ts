@@ -10,6 +10,7 @@ import * as idempotency from './migrations/0008_idempotency.js';
 import * as bookingListIndexes from './migrations/0009_booking_list_indexes.js';
 import * as bookingsBusyIndex from './migrations/0010_bookings_busy_index.js';
 import * as customerListOrder from './migrations/0011_customer_list_order.js';
+import * as transactionsBookingIndex from './migrations/0012_transactions_booking_index.js';
 
 type DialectMigration = { up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void> };
 
@@ -25,6 +26,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0009_booking_list_indexes': bookingListIndexes,
   '0010_bookings_busy_index': bookingsBusyIndex,
   '0011_customer_list_order': customerListOrder,
+  '0012_transactions_booking_index': transactionsBookingIndex,
 };
 
 class InCodeProvider implements MigrationProvider {

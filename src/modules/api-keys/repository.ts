@@ -1,5 +1,6 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../../db/database.js';
+import { prepareQuery } from '../../db/prepared.js';
 import type { ApiKeysTable } from './table.js';
 
 export type ApiKeyRow = Omit<Selectable<ApiKeysTable>, 'key_hash' | 'revoked_at'>;
@@ -26,8 +27,11 @@ export function listKeys(db: Db): Promise<ApiKeyRow[]> {
   return db.selectFrom('api_keys').select(PUBLIC_COLUMNS).orderBy('id').execute();
 }
 
+// Every authenticated request looks its key up.
+const keyByHash = prepareQuery((db: Db, keyHash: string) => db.selectFrom('api_keys').select(PUBLIC_COLUMNS).where('key_hash', '=', keyHash));
+
 export function findByHash(db: Db, keyHash: string): Promise<ApiKeyRow | undefined> {
-  return db.selectFrom('api_keys').select(PUBLIC_COLUMNS).where('key_hash', '=', keyHash).executeTakeFirst();
+  return keyByHash.executeTakeFirst(db, keyHash);
 }
 
 export function revokeKey(db: Db, id: number, at: string): Promise<ApiKeyRow | undefined> {

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Static } from 'typebox';
 import type { Db } from '../../db/database.js';
 import { formatCents } from '../../lib/money.js';
@@ -24,7 +24,7 @@ function fullName(first: string, last: string): string {
  * customer cannot turn their link into the agent's.
  */
 export function manageLinks(publicUrl: string, row: { booking_code: string; access_key: string }): { agent: string; customer: string } {
-  const customerKey = createHash('sha256').update(row.access_key).digest('base64url').slice(0, 32);
+  const customerKey = hash('sha256', row.access_key, 'base64url').slice(0, 32);
   const base = `${publicUrl}/manage-booking/${encodeURIComponent(row.booking_code)}`;
   return { agent: `${base}?role=agent&key=${row.access_key}`, customer: `${base}?role=customer&key=${customerKey}` };
 }
@@ -130,15 +130,8 @@ export function toDetail(
 
 /** One booking as GET /bookings/{id} shows it, or undefined when it does not exist. */
 export async function loadDetail(db: Db, id: number, publicUrl: string): Promise<BookingView | undefined> {
-  const row = await repository.findBookingWithRelations(db, id);
-  if (!row) return undefined;
-  const [order, transactions, category, meta] = await Promise.all([
-    row.order_id === null ? undefined : repository.findOrder(db, row.order_id),
-    repository.transactionsOf(db, row.id, row.order_id),
-    row.location_category_id === null ? undefined : repository.locationCategory(db, row.location_category_id),
-    repository.metaOf(db, [row.id]),
-  ]);
-  return toDetail(row, { order, transactions, category, meta: meta.get(row.id) ?? {} }, publicUrl);
+  const detail = await repository.findBookingDetail(db, id);
+  return detail && toDetail(detail.row, detail, publicUrl);
 }
 
 export function toListItem(row: RelatedBookingRow, meta?: Record<string, string>): BookingListView {

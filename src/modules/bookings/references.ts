@@ -71,16 +71,11 @@ function probeRow(db: Db, probe: Probe, index: number) {
   ]);
 }
 
-/**
- * Every record the probes name, in one statement: each probe is a row joined to the service,
- * agent, connection, location (and category), the agent's tie to the location and the customer,
- * all by primary or unique key, so each probe yields exactly one row.
- */
-export async function probeReferences(db: Db, probes: readonly Probe[]): Promise<ProbeResult[]> {
-  const [first, ...rest] = probes;
-  if (!first) return [];
+/** The statement of probeReferences; of one fixed shape for a given number of probes. */
+export function probeQuery(db: Db, probes: readonly Probe[]) {
+  const [first, ...rest] = probes as [Probe, ...Probe[]];
   const table = rest.reduce((union, probe, index) => union.unionAll(probeRow(db, probe, index + 1)), probeRow(db, first, 0));
-  const rows = await db
+  return db
     .selectFrom(table.as('p'))
     .leftJoin('services as s', 's.id', 'p.service_id')
     .leftJoin('agents as a', 'a.id', 'p.agent_id')
@@ -125,8 +120,17 @@ export async function probeReferences(db: Db, probes: readonly Probe[]): Promise
       'cu.phone as cu_phone',
       'ce.id as ce_id',
     ])
-    .orderBy('p.n')
-    .execute();
+    .orderBy('p.n');
+}
+
+/**
+ * Every record the probes name, in one statement: each probe is a row joined to the service,
+ * agent, connection, location (and category), the agent's tie to the location and the customer,
+ * all by primary or unique key, so each probe yields exactly one row.
+ */
+export async function probeReferences(db: Db, probes: readonly Probe[]): Promise<ProbeResult[]> {
+  if (probes.length === 0) return [];
+  const rows = await probeQuery(db, probes).execute();
   return rows.map((row) => {
     const agent =
       row.a_id === null

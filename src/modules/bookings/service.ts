@@ -75,7 +75,7 @@ function keysOf(probe: Probe): Partial<Record<keyof Found, string>> {
 const NOTHING: Probe = { serviceId: null, agentId: null, locationId: null, customerId: null, emailLower: null };
 
 /** The records a booking request names. */
-export function probeOf(request: BookingRequest): Probe {
+function probeOf(request: BookingRequest): Probe {
   return {
     serviceId: request.serviceId,
     agentId: request.agent === 'any' ? null : request.agent,

@@ -74,34 +74,6 @@ export async function agentsAtLocation(db: Db, locationId: number, agentIds: rea
   return new Set(rows.map((r) => r.agent_id));
 }
 
-/**
- * Where a booking without a location takes place: the agent's first active location (lowest
- * id), else, for an agent tied to no location, the site's first active one (order_number, id).
- */
-export async function defaultLocationOf(db: Db, agentId: number): Promise<number | undefined> {
-  const own = await db
-    .selectFrom('agent_locations as al')
-    .innerJoin('locations as l', 'l.id', 'al.location_id')
-    .select('l.id')
-    .where('al.agent_id', '=', agentId)
-    .where('l.status', '=', 'active')
-    .orderBy('l.id')
-    .limit(1)
-    .executeTakeFirst();
-  if (own) return own.id;
-  const linked = await db.selectFrom('agent_locations').select('location_id').where('agent_id', '=', agentId).limit(1).executeTakeFirst();
-  if (linked) return undefined;
-  const site = await db
-    .selectFrom('locations')
-    .select('id')
-    .where('status', '=', 'active')
-    .orderBy('order_number')
-    .orderBy('id')
-    .limit(1)
-    .executeTakeFirst();
-  return site?.id;
-}
-
 export interface AgentBooking extends BusyBooking {
   agentId: number;
 }
@@ -124,14 +96,45 @@ export function busyBookingsQuery(db: Db, agentIds: readonly number[], range: Sp
   return query.orderBy('start_at').orderBy('id');
 }
 
+function agentBookingOf(r: { id: number; agent_id: number; service_id: number; start_at: string; end_at: string }): AgentBooking {
+  return { id: r.id, agentId: r.agent_id, serviceId: r.service_id, start: Date.parse(r.start_at), end: Date.parse(r.end_at) };
+}
+
 export async function busyBookings(db: Db, agentIds: readonly number[], range: Span, excludeId?: number): Promise<AgentBooking[]> {
   if (agentIds.length === 0) return [];
   const rows = await busyBookingsQuery(db, agentIds, range, excludeId).execute();
-  return rows.map((r) => ({
-    id: r.id,
-    agentId: r.agent_id,
-    serviceId: r.service_id,
-    start: Date.parse(r.start_at),
-    end: Date.parse(r.end_at),
-  }));
+  return rows.map(agentBookingOf);
+}
+
+/** Whether busyBookings for `range` reads this booking (of one of its agents). */
+export function isBusyWithin(booking: Span, range: Span): boolean {
+  return booking.start < range.end && booking.start > range.start - LONGEST_BOOKING_MS && booking.end > range.start;
+}
+
+/**
+ * busyBookings of several agents, each over its own ranges, in one statement: what busyBookings
+ * would read for each (agent, range), in one list in the same order (start, id).
+ */
+export async function busyBookingsOfRanges(db: Db, wanted: readonly { agentId: number; range: Span }[]): Promise<AgentBooking[]> {
+  if (wanted.length === 0) return [];
+  const rows = await db
+    .selectFrom('bookings')
+    .select(['id', 'agent_id', 'service_id', 'start_at', 'end_at'])
+    .where((eb) =>
+      eb.or(
+        wanted.map(({ agentId, range }) =>
+          eb.and([
+            eb('agent_id', '=', agentId),
+            eb('start_at', '<', isoOf(range.end)),
+            eb('start_at', '>', isoOf(range.start - LONGEST_BOOKING_MS)),
+            eb('end_at', '>', isoOf(range.start)),
+          ]),
+        ),
+      ),
+    )
+    .where('status', '!=', 'cancelled')
+    .orderBy('start_at')
+    .orderBy('id')
+    .execute();
+  return rows.map(agentBookingOf);
 }

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/database.js';
 import { AppError } from '../../http/errors.js';
 import { parseSchedule, readSiteSchedule, type Schedule, type Weekly } from '../schedules/model.js';
-import { getSettings } from '../settings/service.js';
+import { getSettings, type SiteSettings } from '../settings/service.js';
 import { daySpan, freeSlots, inZone, nextDate, workingSpans, type Span } from './engine.js';
 import { agentsAtLocation, busyBookings, connectedAgents, type AgentBooking, type ConnectionRow, type ServiceRow } from './repository.js';
 
@@ -28,7 +28,10 @@ export interface SlotContext {
 }
 
 export async function slotContext(db: Db, now: number = Date.now()): Promise<SlotContext> {
-  const settings = await getSettings(db);
+  return slotContextOf(await getSettings(db), now);
+}
+
+export function slotContextOf(settings: SiteSettings, now: number = Date.now()): SlotContext {
   return {
     timezone: settings.timezone,
     intervalMinutes: settings.slot_interval_minutes,

@@ -20,15 +20,18 @@ export async function customerIdByEmail(db: Db, email: string): Promise<number |
   return row?.id;
 }
 
+/** Contract §3: the refusal of an email in use (the customer who has it, when known). */
+export function emailTaken(email: string, existingCustomerId: number | null): AppError {
+  return new AppError('email_already_exists', `A customer with the email ${email} already exists`, {
+    email,
+    existing_customer_id: existingCustomerId,
+  });
+}
+
 /** Contract §3: an email in use refuses the request; `exceptId` is the customer allowed to keep it. */
 export async function assertEmailFree(db: Db, email: string, exceptId?: number): Promise<void> {
   const existing = await customerIdByEmail(db, email);
-  if (existing !== undefined && existing !== exceptId) {
-    throw new AppError('email_already_exists', `A customer with the email ${email} already exists`, {
-      email,
-      existing_customer_id: existing,
-    });
-  }
+  if (existing !== undefined && existing !== exceptId) throw emailTaken(email, existing);
 }
 
 /** True for the unique-index violation on customers.email_lower, in either dialect. */
@@ -49,23 +52,43 @@ async function guardEmail<T>(email: string, write: () => Promise<T>): Promise<T>
     return await write();
   } catch (error) {
     if (!isEmailTaken(error)) throw error;
-    throw new AppError('email_already_exists', `A customer with the email ${email} already exists`, { email, existing_customer_id: null });
+    throw emailTaken(email, null);
   }
 }
 
-/** Inserts the customer a booking names; no welcome mail (only POST /customers sends one). */
-export async function insertBookingCustomer(db: Db, customer: NewCustomer): Promise<number> {
-  const { id } = await guardEmail(customer.email, () => db
+/**
+ * Inserts the customers bookings name, in one statement; their ids in the same order. No
+ * welcome mail (only POST /customers sends one). The email checks run under the bookings' locks,
+ * but POST /customers does not take them: should a customer with one of the emails commit in
+ * between, that row is not inserted and the request is refused as if the check had seen it.
+ */
+export async function insertBookingCustomers(db: Db, customers: readonly NewCustomer[]): Promise<number[]> {
+  if (customers.length === 0) return [];
+  const at = nowIso();
+  const rows = await db
     .insertInto('customers')
     .values(
-      newCustomerRow(
-        { first_name: customer.first_name, last_name: customer.last_name, email: customer.email, email_lower: customer.email.toLowerCase(), phone: customer.phone },
-        nowIso(),
+      customers.map((customer) =>
+        newCustomerRow(
+          { first_name: customer.first_name, last_name: customer.last_name, email: customer.email, email_lower: customer.email.toLowerCase(), phone: customer.phone },
+          at,
+        ),
       ),
     )
-    .returning('id')
-    .executeTakeFirstOrThrow());
-  return id;
+    .onConflict((oc) => oc.column('email_lower').doNothing())
+    .returning(['id', 'email_lower'])
+    .execute();
+  const ids = new Map(rows.map((row) => [row.email_lower, row.id]));
+  return customers.map((customer) => {
+    const id = ids.get(customer.email.toLowerCase());
+    if (id === undefined) throw emailTaken(customer.email, null);
+    return id;
+  });
+}
+
+/** insertBookingCustomers for one customer. */
+export async function insertBookingCustomer(db: Db, customer: NewCustomer): Promise<number> {
+  return (await insertBookingCustomers(db, [customer]))[0] as number;
 }
 
 export interface CustomerChanges {

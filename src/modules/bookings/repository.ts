@@ -2,11 +2,20 @@ import { sql, type Expression, type Insertable, type RawBuilder, type Selectable
 import { dialectOfDb, type Db, type Dialect } from '../../db/database.js';
 import { prepareQuery } from '../../db/prepared.js';
 import type { OrdersTable, TransactionsTable } from '../orders/table.js';
-import type { BookingsTable } from './table.js';
+import type { BookingMetaTable, BookingsTable } from './table.js';
 
-export async function insertBooking(db: Db, row: Insertable<BookingsTable>): Promise<number> {
-  const { id } = await db.insertInto('bookings').values(row).returning('id').executeTakeFirstOrThrow();
-  return id;
+/** Inserts the bookings in one statement; their ids in the order of `rows`. */
+export async function insertBookings(db: Db, rows: readonly Insertable<BookingsTable>[]): Promise<number[]> {
+  if (rows.length === 0) return [];
+  const inserted = await db.insertInto('bookings').values([...rows]).returning(['id', 'booking_code']).execute();
+  // The returned rows need not come in the order of the values; booking codes are unique.
+  const ids = new Map(inserted.map((row) => [row.booking_code, row.id]));
+  return rows.map((row) => ids.get(row.booking_code) as number);
+}
+
+/** The metadata of new bookings, in one statement. */
+export async function insertMeta(db: Db, rows: readonly Insertable<BookingMetaTable>[]): Promise<void> {
+  if (rows.length > 0) await db.insertInto('booking_meta').values([...rows]).execute();
 }
 
 export function findBooking(db: Db, id: number) {

@@ -1,3 +1,4 @@
+import { Compile } from 'typebox/compile';
 import { Value } from 'typebox/value';
 import type { App } from '../../app.js';
 import { AppError, type ErrorDetails } from '../../http/errors.js';
@@ -69,10 +70,14 @@ async function listFilters(app: App, query: ListQueryInput): Promise<repository.
   };
 }
 
+// Compiled once: checking an element with the interpreting Value.Check costs some 20 µs.
+const bulkElementValidator = Compile(BulkElement);
+
 /** One bulk element, checked alone: a malformed element fails by itself, not the request. */
 function bulkElement(raw: Record<string, unknown>): BookingRequest | AppError {
-  const element = Value.Convert(BulkElement, structuredClone(raw));
-  if (!Value.Check(BulkElement, element)) {
+  // Conversion (digit strings to ids) changes only what does not check; the raw element stays as sent.
+  const element = bulkElementValidator.Check(raw) ? raw : Value.Convert(BulkElement, structuredClone(raw));
+  if (!bulkElementValidator.Check(element)) {
     const details: ErrorDetails = {};
     for (const error of Value.Errors(BulkElement, element)) {
       const params = error.params as { requiredProperties?: string[] };

@@ -10,29 +10,35 @@ export interface OutgoingMail {
   payload: Record<string, unknown>;
 }
 
+function outboxRow(mail: OutgoingMail, at: string) {
+  return {
+    kind: mail.kind,
+    recipient: mail.recipient,
+    subject: mail.subject,
+    payload: JSON.stringify(mail.payload),
+    status: 'pending' as const,
+    attempts: 0,
+    last_error: null,
+    next_attempt_at: at,
+    locked_until: null,
+    sent_at: null,
+    created_at: at,
+    updated_at: at,
+  };
+}
+
 /**
  * Records a mail for the background sender. Call it with the transaction that makes the change
  * the mail is about, so that the mail exists exactly when the change does (contract §9).
  */
 export async function enqueueMail(db: Db, mail: OutgoingMail): Promise<number> {
-  const at = nowIso();
-  const { id } = await db
-    .insertInto('outbox')
-    .values({
-      kind: mail.kind,
-      recipient: mail.recipient,
-      subject: mail.subject,
-      payload: JSON.stringify(mail.payload),
-      status: 'pending',
-      attempts: 0,
-      last_error: null,
-      next_attempt_at: at,
-      locked_until: null,
-      sent_at: null,
-      created_at: at,
-      updated_at: at,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
+  const { id } = await db.insertInto('outbox').values(outboxRow(mail, nowIso())).returning('id').executeTakeFirstOrThrow();
   return id;
+}
+
+/** enqueueMail for several mails, in one statement. */
+export async function enqueueMails(db: Db, mails: readonly OutgoingMail[]): Promise<void> {
+  if (mails.length === 0) return;
+  const at = nowIso();
+  await db.insertInto('outbox').values(mails.map((mail) => outboxRow(mail, at))).execute();
 }

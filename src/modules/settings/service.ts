@@ -2,7 +2,7 @@ import { isValidTimezone } from '../../config.js';
 import type { Db } from '../../db/database.js';
 import { AppError } from '../../http/errors.js';
 import { nowIso } from '../../lib/time.js';
-import { DEFAULT_SITE_SCHEDULE, SITE_SCHEDULE_KEY } from '../schedules/model.js';
+import { DEFAULT_SITE_SCHEDULE, parseSchedule, SITE_SCHEDULE_KEY, type Schedule } from '../schedules/model.js';
 
 export interface SiteSettings {
   timezone: string;
@@ -67,14 +67,28 @@ export async function initialiseSettings(db: Db, siteTimezone: string): Promise<
     .execute();
 }
 
-export async function getSettings(db: Db): Promise<SiteSettings> {
+async function storedSettings(db: Db): Promise<Map<string, string>> {
   const rows = await db.selectFrom('settings').select(['key', 'value']).execute();
-  const stored = new Map(rows.map((r) => [r.key, r.value]));
+  return new Map(rows.map((r) => [r.key, r.value]));
+}
+
+function settingsOf(stored: Map<string, string>): SiteSettings {
   return {
     timezone: stored.get('timezone') ?? 'UTC',
     slot_interval_minutes: Number(stored.get('slot_interval_minutes') ?? DEFAULTS.slot_interval_minutes),
     min_lead_minutes: Number(stored.get('min_lead_minutes') ?? DEFAULTS.min_lead_minutes),
   };
+}
+
+export async function getSettings(db: Db): Promise<SiteSettings> {
+  return settingsOf(await storedSettings(db));
+}
+
+/** The settings and the site schedule, which the settings table holds too: one read for both. */
+export async function getSettingsAndSchedule(db: Db): Promise<{ settings: SiteSettings; schedule: Schedule }> {
+  const stored = await storedSettings(db);
+  const schedule = stored.get(SITE_SCHEDULE_KEY);
+  return { settings: settingsOf(stored), schedule: schedule === undefined ? DEFAULT_SITE_SCHEDULE : parseSchedule(schedule) };
 }
 
 export async function getTimezone(db: Db): Promise<string> {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { DateTime } from 'luxon';
 import type { Db } from '../src/db/database.js';
+import { bumpBusyVersions } from '../src/modules/availability/repository.js';
 import { newCustomerRow } from '../src/modules/customers/repository.js';
 import { setSettings } from '../src/modules/settings/service.js';
 import { WEEKDAYS, type Schedule, type Weekly } from '../src/modules/schedules/model.js';
@@ -303,6 +304,8 @@ export async function insertBookings(
         };
       });
       const bookings = await trx.insertInto('bookings').values(rows).returning('id').execute();
+      // As the bookings repository does: a running service sees these agents' busy times change.
+      await bumpBusyVersions(trx, rows.map((r) => r.agent_id));
       await trx
         .insertInto('order_items')
         .values(

@@ -9,6 +9,7 @@ import * as adminSessions from './migrations/0007_admin_sessions.js';
 import * as idempotency from './migrations/0008_idempotency.js';
 import * as bookingListIndexes from './migrations/0009_booking_list_indexes.js';
 import * as bookingsBusyIndex from './migrations/0010_bookings_busy_index.js';
+import * as agentBusyVersions from './migrations/0011_agent_busy_versions.js';
 
 type DialectMigration = { up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void> };
 
@@ -23,6 +24,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0008_idempotency': idempotency,
   '0009_booking_list_indexes': bookingListIndexes,
   '0010_bookings_busy_index': bookingsBusyIndex,
+  '0011_agent_busy_versions': agentBusyVersions,
 };
 
 class InCodeProvider implements MigrationProvider {

@@ -1,9 +1,13 @@
 import { sql, type Expression, type Insertable, type SqlBool, type Updateable } from 'kysely';
 import type { Db } from '../../db/database.js';
+import { bumpBusyVersions } from '../availability/repository.js';
 import type { BookingsTable } from './table.js';
 
+// Every write below raises the busy-time version of the agents whose bookings it changes, in the
+// caller's transaction: instances cache busy times while the version stays (availability/busy-times.ts).
 export async function insertBooking(db: Db, row: Insertable<BookingsTable>): Promise<number> {
   const { id } = await db.insertInto('bookings').values(row).returning('id').executeTakeFirstOrThrow();
+  await bumpBusyVersions(db, [row.agent_id]);
   return id;
 }
 
@@ -13,14 +17,18 @@ export function findBooking(db: Db, id: number) {
 export type BookingRow = NonNullable<Awaited<ReturnType<typeof findBooking>>>;
 
 export async function updateBookingRow(db: Db, id: number, values: Updateable<BookingsTable>): Promise<void> {
+  const before = await db.selectFrom('bookings').select('agent_id').where('id', '=', id).executeTakeFirst();
+  if (!before) return;
   await db.updateTable('bookings').set(values).where('id', '=', id).execute();
+  await bumpBusyVersions(db, [before.agent_id, values.agent_id ?? before.agent_id]);
 }
 
 /** The booking and its order item go together; its order, invoices and payments stay on record. */
 export async function deleteBookingRows(db: Db, id: number): Promise<void> {
   await db.deleteFrom('order_items').where('booking_id', '=', id).where('variant', '=', 'booking').execute();
   await db.deleteFrom('booking_meta').where('booking_id', '=', id).execute();
-  await db.deleteFrom('bookings').where('id', '=', id).execute();
+  const deleted = await db.deleteFrom('bookings').where('id', '=', id).returning('agent_id').executeTakeFirst();
+  if (deleted) await bumpBusyVersions(db, [deleted.agent_id]);
 }
 
 /** Sets each key with a string value and removes each key set to null. */

@@ -12,6 +12,7 @@ import {
   localInstant,
   nextDate,
   slotAgent,
+  weekdayOf,
   workingMinutes,
   workingSpans,
   type BusyBooking,
@@ -374,6 +375,20 @@ describe('calendar dates', () => {
     expect(datesBetween('2026-12-31', '2027-01-01')).toEqual(['2026-12-31', '2027-01-01']);
     expect(datesBetween('2026-01-02', '2026-01-01')).toEqual([]);
     expect(nextDate('0099-12-31')).toBe('0100-01-01');
+    expect(nextDate('1900-02-28')).toBe('1900-03-01');
+    expect(nextDate('2000-02-28')).toBe('2000-02-29');
+  });
+
+  it('knows the weekday of any date of the proleptic Gregorian calendar', () => {
+    const cases: [string, string][] = [
+      ['0001-01-01', 'monday'],
+      ['1969-12-31', 'wednesday'],
+      ['1970-01-01', 'thursday'],
+      ['2000-02-29', 'tuesday'],
+      ['2026-03-29', 'sunday'],
+      ['9999-12-31', 'friday'],
+    ];
+    for (const [date, weekday] of cases) expect(weekdayOf(date)).toBe(weekday);
   });
 
   it('tells real calendar dates from others', () => {

@@ -80,6 +80,8 @@ export class BusyTimes {
       for (const row of rows) {
         const blocks = read.get(row.agentId) as Map<number, BusyBooking[]>;
         const block = blockOf(row.start);
+        // Stored instants compare as text only within the years 0000–9999: keep only what was asked.
+        if (block < from || block > to) continue;
         const booking: BusyBooking = { id: row.id, serviceId: row.serviceId, start: row.start, end: row.end };
         const list = blocks.get(block);
         if (list) list.push(booking);

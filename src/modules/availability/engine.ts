@@ -29,10 +29,33 @@ export function minutesOf(time: string): number {
   return Number(hours) * 60 + Number(minutes);
 }
 
+/**
+ * Days from 1970-01-01 to a date of the proleptic Gregorian calendar, years 0 to 99 included;
+ * a month or day out of range rolls over into the next or previous ones, as with Date.
+ */
+function daysFromCivil(year: number, month: number, day: number): number {
+  // Counted in years that start in March, so that the leap day comes last.
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
+  return era * 146_097 + yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear - 719_468;
+}
+
+function digitsAt(text: string, from: number, to: number): number {
+  let value = 0;
+  for (let i = from; i < to; i++) value = value * 10 + text.charCodeAt(i) - 48;
+  return value;
+}
+
+/** A local date (YYYY-MM-DD) and minutes after its midnight as if UTC, epoch milliseconds. */
 function wallClockMs(date: string, minutes: number): number {
+  // Every date of every slot search comes through here: read digit by digit, without a Date.
+  if (date.length === 10 && date[4] === '-' && date[7] === '-') {
+    return daysFromCivil(digitsAt(date, 0, 4), digitsAt(date, 5, 7), digitsAt(date, 8, 10)) * DAY_MS + minutes * MINUTE_MS;
+  }
   const [year, month, day] = date.split('-').map(Number);
-  // setUTCFullYear, unlike Date.UTC, does not read years 0 to 99 as 1900 to 1999.
-  return new Date(0).setUTCFullYear(year ?? 0, (month ?? 1) - 1, day ?? 1) + minutes * MINUTE_MS;
+  return daysFromCivil(year ?? 0, month ?? 1, day ?? 1) * DAY_MS + minutes * MINUTE_MS;
 }
 
 const HOURS_MINUTES = Array.from({ length: 24 * 60 }, (_, m) => `${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`);
@@ -135,7 +158,7 @@ export function localInstant(date: string, time: string, zone: string): number |
 // Zone offsets come from Intl and cost microseconds each; the same few boundaries (a date's
 // working hours, its midnight) recur for every agent and request, and zone rules never change
 // while the process runs, so their instants are remembered.
-const boundaryCache = new Map<string, number>();
+const boundaryCache = new Map<string, Map<number, number>>();
 const BOUNDARY_CACHE_LIMIT = 100_000;
 
 /**
@@ -143,18 +166,22 @@ const BOUNDARY_CACHE_LIMIT = 100_000;
  * day then keeps every instant it has, neither gaining nor losing time around the gap.
  */
 function boundaryInstant(date: string, minutes: number, zone: IANAZone): number {
-  const key = `${zone.name}|${date}|${minutes}`;
-  let instant = boundaryCache.get(key);
+  const wall = wallClockMs(date, minutes);
+  let instants = boundaryCache.get(zone.name);
+  if (!instants) {
+    instants = new Map();
+    boundaryCache.set(zone.name, instants);
+  }
+  let instant = instants.get(wall);
   if (instant === undefined) {
-    instant = computeBoundaryInstant(date, minutes, zone);
-    if (boundaryCache.size >= BOUNDARY_CACHE_LIMIT) boundaryCache.clear();
-    boundaryCache.set(key, instant);
+    instant = computeBoundaryInstant(wall, zone);
+    if (instants.size >= BOUNDARY_CACHE_LIMIT) instants.clear();
+    instants.set(wall, instant);
   }
   return instant;
 }
 
-function computeBoundaryInstant(date: string, minutes: number, zone: IANAZone): number {
-  const wall = wallClockMs(date, minutes);
+function computeBoundaryInstant(wall: number, zone: IANAZone): number {
   const found = instantsOfWallClock(wall, zone);
   if (found[0] !== undefined) return found[0];
   // In a gap the offset grows at one instant between these two; find the minute it happens.

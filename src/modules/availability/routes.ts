@@ -37,9 +37,10 @@ function dateRange(query: { date?: string; date_from?: string; date_to?: string 
 }
 
 /**
- * The 200 body as JSON.stringify writes it, written directly: a month of slots for several agents
- * is hundreds of objects, which the schema's serializer costs more to write than the search
- * costs to find. Dates and times are digits and signs; the zone name goes through JSON.stringify.
+ * The 200 body as JSON.stringify writes it, written directly: a month of slots of several agents
+ * is hundreds of objects, and the schema's serializer took longer to write them than the search
+ * took to find them. Dates and times are digits and signs; the zone name goes through
+ * JSON.stringify.
  */
 export function availabilityJson(body: Static<typeof AvailabilityResponse>): string {
   const { data } = body;

@@ -83,7 +83,7 @@ export function slotsOfDays(
   bookings: ReadonlyMap<number, readonly BusyBooking[]>,
 ): Map<string, FreeSlot[]> {
   // Candidates on the same hours (most work the site's) with the same duration share the work
-  // of each day; each agent keeps one walk over its bookings through all the dates, in order.
+  // of each day; each agent goes through its bookings once over all the dates, in order.
   const groups: { first: Candidate; agents: SlotAgent[] }[] = [];
   for (const candidate of candidates) {
     const agent = slotAgent(candidate.agentId, bookings.get(candidate.agentId) ?? []);

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { DateTime } from 'luxon';
 import type { Db } from '../src/db/database.js';
+import { bumpBusyVersions } from '../src/modules/availability/repository.js';
 import { newCustomerRow } from '../src/modules/customers/repository.js';
 import { setSettings } from '../src/modules/settings/service.js';
 import { WEEKDAYS, type Schedule, type Weekly } from '../src/modules/schedules/model.js';
@@ -13,11 +14,25 @@ export const DAY_END_HOUR = 20;
 const SLOTS_PER_DAY = (DAY_END_HOUR - DAY_START_HOUR) * 2;
 const BATCH = 500;
 
+/** Agents who offer the same services, and only those. */
+export interface Team {
+  agentIds: number[];
+  serviceIds: number[];
+}
+
 export interface Catalog {
   agentIds: number[];
   serviceIds: number[];
   locationIds: number[];
   customerIds: number[];
+  teams: Team[];
+}
+
+/** The team of an agent of the catalog. */
+export function teamOf(catalog: Catalog, agentId: number): Team {
+  const team = catalog.teams.find((t) => t.agentIds.includes(agentId));
+  if (!team) throw new Error(`agent ${agentId} is in no team`);
+  return team;
 }
 
 /** Deterministic pseudo-random numbers, so two runs measure the same data. */
@@ -58,8 +73,16 @@ async function insertBatched<T>(db: Db, rows: T[], write: (trx: Db, chunk: T[]) 
   }
 }
 
-/** Site settings, 20 services, 2 locations, the agents (all connected to everything) and the customers. */
-export async function generateCatalog(db: Db, counts: { agents: number; services: number; customers: number }, progress: Progress): Promise<Catalog> {
+/**
+ * Site settings, the services, 2 locations, the agents and the customers. Agents and services are
+ * split into `teams` equal teams, each agent offering its team's services (as a salon's stylists
+ * offer the cuts, its beauticians the treatments); every agent works at both locations.
+ */
+export async function generateCatalog(
+  db: Db,
+  counts: { agents: number; services: number; teams: number; customers: number },
+  progress: Progress,
+): Promise<Catalog> {
   const at = new Date().toISOString();
   const hours = [{ start: `${String(DAY_START_HOUR).padStart(2, '0')}:00`, end: `${DAY_END_HOUR}:00` }];
   const schedule: Schedule = { weekly: Object.fromEntries(WEEKDAYS.map((day) => [day, hours])) as Weekly, exceptions: [] };
@@ -103,8 +126,13 @@ export async function generateCatalog(db: Db, counts: { agents: number; services
       .executeTakeFirstOrThrow();
     serviceIds.push(row.id);
   }
+  const teams: Team[] = Array.from({ length: counts.teams }, (_, t) => ({
+    agentIds: [],
+    serviceIds: serviceIds.filter((_, i) => Math.floor((i * counts.teams) / serviceIds.length) === t),
+  }));
   const agentIds: number[] = [];
   for (let i = 1; i <= counts.agents; i++) {
+    const team = teams[Math.floor(((i - 1) * counts.teams) / counts.agents)]!;
     const row = await db
       .insertInto('agents')
       .values({
@@ -123,9 +151,10 @@ export async function generateCatalog(db: Db, counts: { agents: number; services
       .returning('id')
       .executeTakeFirstOrThrow();
     agentIds.push(row.id);
+    team.agentIds.push(row.id);
     await db
       .insertInto('agent_services')
-      .values(serviceIds.map((service_id) => ({ agent_id: row.id, service_id, custom_price_cents: null, custom_duration: null, custom_hours: null })))
+      .values(team.serviceIds.map((service_id) => ({ agent_id: row.id, service_id, custom_price_cents: null, custom_duration: null, custom_hours: null })))
       .execute();
     await db.insertInto('agent_locations').values(locationIds.map((location_id) => ({ agent_id: row.id, location_id }))).execute();
   }
@@ -154,7 +183,7 @@ export async function generateCatalog(db: Db, counts: { agents: number; services
     'customers',
     progress,
   );
-  return { agentIds, serviceIds, locationIds, customerIds };
+  return { agentIds, serviceIds, locationIds, customerIds, teams };
 }
 
 function code(prefix: string): string {
@@ -196,7 +225,10 @@ export function planBookings(catalog: Catalog, options: { count: number; days: n
   return planned;
 }
 
-/** Inserts planned bookings, each with its order, booking item and invoice as the service writes them. */
+/**
+ * Inserts planned bookings, each of a service its agent offers, with its order, booking item and
+ * invoice as the service writes them.
+ */
 export async function insertBookings(
   db: Db,
   catalog: Catalog,
@@ -243,7 +275,8 @@ export async function insertBookings(
         const minuteOfDay = DAY_START_HOUR * 60 + (slot % SLOTS_PER_DAY) * 30;
         const local = start.plus({ days: day }).set({ hour: Math.floor(minuteOfDay / 60), minute: minuteOfDay % 60 });
         const end = local.plus({ minutes: 30 });
-        const serviceId = catalog.serviceIds[Math.floor(random() * catalog.serviceIds.length)]!;
+        const services = teamOf(catalog, agentId).serviceIds;
+        const serviceId = services[Math.floor(random() * services.length)]!;
         const status = random() < 0.1 ? ('cancelled' as const) : random() < 0.3 ? ('pending' as const) : ('approved' as const);
         return {
           booking_code: code('BK'),
@@ -271,6 +304,8 @@ export async function insertBookings(
         };
       });
       const bookings = await trx.insertInto('bookings').values(rows).returning('id').execute();
+      // As the bookings repository does: a running service sees these agents' busy times change.
+      await bumpBusyVersions(trx, rows.map((r) => r.agent_id));
       await trx
         .insertInto('order_items')
         .values(

@@ -20,7 +20,18 @@ import { initialiseSettings } from '../src/modules/settings/service.js';
 import { createTestDatabase } from '../test/databases.js';
 import { renderChart } from './chart.js';
 import { startServer, stopServer } from './processes.js';
-import { BENCH_TIMEZONE, DAY_END_HOUR, DAY_START_HOUR, generateCatalog, insertBookings, planBookings, progressBar, windowFirst, type Catalog } from './generate.js';
+import {
+  BENCH_TIMEZONE,
+  DAY_END_HOUR,
+  DAY_START_HOUR,
+  generateCatalog,
+  insertBookings,
+  planBookings,
+  progressBar,
+  teamOf,
+  windowFirst,
+  type Catalog,
+} from './generate.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -107,7 +118,8 @@ async function main(): Promise<void> {
     await initialiseSettings(handle.db, BENCH_TIMEZONE);
     const progress = progressBar();
     const generationStarted = Date.now();
-    const catalog: Catalog = await generateCatalog(handle.db, { agents: 20, services: 20, customers: 20_000 }, progress);
+    // Two teams of 10 agents, each offering its own 10 services: `any` chooses among 10 agents.
+    const catalog: Catalog = await generateCatalog(handle.db, { agents: 20, services: 20, teams: 2, customers: 20_000 }, progress);
     // A first tenth of the bookings, measured alone, then the rest in the slots between them.
     // First every booking of the first 30 days plus a shuffled share of the rest, a tenth in all;
     // then the other nine tenths, all outside those 30 days.
@@ -122,7 +134,9 @@ async function main(): Promise<void> {
     const server = await startServer([...profileArgs, 'dist/server.js'], { DATABASE_URL: database.url, NODE_ENV: 'development' });
     processes.push(server.child);
 
-    const serviceId = catalog.serviceIds[0]!;
+    // A service of the first team, and that team's first agent.
+    const firstTeam = catalog.teams[0]!;
+    const serviceId = firstTeam.serviceIds[0]!;
     const availabilityFor = (agent: string | number) => () => {
       const from = DateTime.fromISO(FIRST_DAY).plus({ days: Math.floor(Math.random() * 300) });
       return {
@@ -155,24 +169,26 @@ async function main(): Promise<void> {
       }, key),
     );
     const availabilitySameWindow = await measure('GET /availability first 30 days, any agent', server.url, 10, firstWindow, key);
-    results.push(await measure('GET /availability 30 days, one agent', server.url, 10, availabilityFor(catalog.agentIds[0]!), key));
+    results.push(await measure('GET /availability 30 days, one agent', server.url, 10, availabilityFor(firstTeam.agentIds[0]!), key));
     const availabilityLarge = await measure('GET /availability 30 days, any agent', server.url, 10, availabilityFor('any'), key);
     results.push(availabilityLarge);
     results.push(
       await measure('GET /customers?include=stats', server.url, 10, () => ({ path: `${ROOT}/customers?include=stats&per_page=20&page=${1 + Math.floor(Math.random() * 1000)}` }), key),
     );
 
-    // Writes go to the year after the generated one, one free half-hour each, never conflicting.
+    // Writes go to the year after the generated one, one free half-hour each, never conflicting,
+    // each of a service its agent offers.
     let slot = 0;
     const nextSlot = () => {
       const n = slot++;
       const agent = pick(catalog.agentIds, n);
+      const team = teamOf(catalog, agent);
       const perAgent = Math.floor(n / catalog.agentIds.length);
       const day = Math.floor(perAgent / ((DAY_END_HOUR - DAY_START_HOUR) * 2));
       const minute = DAY_START_HOUR * 60 + (perAgent % ((DAY_END_HOUR - DAY_START_HOUR) * 2)) * 30;
       const date = DateTime.fromISO(FIRST_DAY).plus({ days: 400 + day });
       return {
-        service_id: catalog.serviceIds[1]!,
+        service_id: team.serviceIds[1]!,
         agent_id: agent,
         location_id: catalog.locationIds[agent % catalog.locationIds.length]!,
         start_date: date.toFormat('yyyy-MM-dd'),

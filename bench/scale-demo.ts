@@ -56,7 +56,7 @@ async function main(): Promise<void> {
   try {
     await migrateToLatest(handle);
     await initialiseSettings(handle.db, BENCH_TIMEZONE);
-    const catalog = await generateCatalog(handle.db, { agents: 1, services: 1, customers: 10 }, () => {});
+    const catalog = await generateCatalog(handle.db, { agents: 1, services: 1, teams: 1, customers: 10 }, () => {});
     const { key } = await createKey(handle.db, { name: 'scale-demo', perMinute: 1_000_000, perHour: 1_000_000 });
     for (let i = 0; i < INSTANCES; i++) {
       servers.push(await startServer(['dist/server.js'], { DATABASE_URL: database.url, REDIS_URL }));

@@ -1,5 +1,6 @@
 import type { Insertable } from 'kysely';
 import type { Database, Db } from '../src/db/database.js';
+import { bumpBusyVersions } from '../src/modules/availability/repository.js';
 import { newCustomerRow } from '../src/modules/customers/repository.js';
 
 /**
@@ -108,14 +109,17 @@ export function insertCustomer(db: Db, values: Row<'customers'> = {}): Promise<n
   return insert(db, 'customers', customerRow(values));
 }
 
-/** A booking row as stored (UTC site, 60 minutes from 10:00 unless told otherwise). */
-export function insertBooking(
+/**
+ * A booking row as stored (UTC site, 60 minutes from 10:00 unless told otherwise), with its
+ * agent's busy-time version raised as the bookings repository does.
+ */
+export async function insertBooking(
   db: Db,
   refs: { serviceId: number; agentId: number; locationId: number; customerId: number },
   values: Row<'bookings'> = {},
 ): Promise<number> {
   const n = next();
-  return insert(db, 'bookings', {
+  const id = await insert(db, 'bookings', {
     booking_code: `BK${n}${Date.now()}`,
     status: 'approved',
     payment_status: 'not_paid',
@@ -140,4 +144,6 @@ export function insertBooking(
     updated_at: AT,
     ...values,
   });
+  await bumpBusyVersions(db, [values.agent_id ?? refs.agentId]);
+  return id;
 }

@@ -7,6 +7,7 @@ import type { IdempotencyKeysTable } from '../http/idempotency-table.js';
 import type { AdminSessionsTable } from '../modules/admin/table.js';
 import type { AgentLocationsTable, AgentServicesTable, AgentsTable } from '../modules/agents/table.js';
 import type { ApiKeysTable } from '../modules/api-keys/table.js';
+import type { AgentBusyVersionsTable } from '../modules/availability/table.js';
 import type { AuditLogTable } from '../modules/audit/table.js';
 import type { BookingMetaTable, BookingsTable } from '../modules/bookings/table.js';
 import type { CategoriesTable, ServicesTable } from '../modules/catalog/table.js';
@@ -33,6 +34,7 @@ export interface Database {
   locations: LocationsTable;
   agent_services: AgentServicesTable;
   agent_locations: AgentLocationsTable;
+  agent_busy_versions: AgentBusyVersionsTable;
   customers: CustomersTable;
   orders: OrdersTable;
   bookings: BookingsTable;

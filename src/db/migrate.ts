@@ -11,6 +11,7 @@ import * as bookingListIndexes from './migrations/0009_booking_list_indexes.js';
 import * as bookingsBusyIndex from './migrations/0010_bookings_busy_index.js';
 import * as customerListOrder from './migrations/0011_customer_list_order.js';
 import * as transactionsBookingIndex from './migrations/0012_transactions_booking_index.js';
+import * as agentBusyVersions from './migrations/0013_agent_busy_versions.js';
 
 type DialectMigration = { up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void> };
 
@@ -27,6 +28,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0010_bookings_busy_index': bookingsBusyIndex,
   '0011_customer_list_order': customerListOrder,
   '0012_transactions_booking_index': transactionsBookingIndex,
+  '0013_agent_busy_versions': agentBusyVersions,
 };
 
 class InCodeProvider implements MigrationProvider {

@@ -2,14 +2,21 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   conflictOf,
+  datesBetween,
   daySpan,
   freeSlots,
   inZone,
+  isCalendarDate,
   isWithin,
+  joinSlots,
   localInstant,
+  nextDate,
+  slotAgent,
+  weekdayOf,
   workingMinutes,
   workingSpans,
   type BusyBooking,
+  type SlotQuery,
   type Span,
 } from '../../src/modules/availability/engine.js';
 import { DEFAULT_SITE_SCHEDULE, type Schedule, type Weekly } from '../../src/modules/schedules/model.js';
@@ -22,6 +29,9 @@ const local = (instant: number, zone: string): string => inZone(instant, zone).t
 function weekly(periods: { start: string; end: string }[]): Weekly {
   return { monday: periods, tuesday: periods, wednesday: periods, thursday: periods, friday: periods, saturday: periods, sunday: periods };
 }
+/** The free starts of one agent with these bookings. */
+const freeStarts = (query: SlotQuery & { bookings: readonly BusyBooking[] }): number[] =>
+  freeSlots(query, [slotAgent(1, query.bookings)]).map((slot) => slot.start);
 const allWeek = (start: string, end: string): Schedule => ({ weekly: weekly([{ start, end }]), exceptions: [] });
 
 describe('localInstant', () => {
@@ -87,7 +97,7 @@ describe('DST days', () => {
   it('Europe/Berlin spring forward: a 00:00–06:00 day has five hours', () => {
     const spans = workingSpans(allWeek('00:00', '06:00'), '2026-03-29', null, 'Europe/Berlin');
     expect(spans).toEqual([{ start: utc('2026-03-28T23:00:00Z'), end: utc('2026-03-29T04:00:00Z') }]);
-    const starts = freeSlots({ spans, durationMinutes: 60, intervalMinutes: 60, earliest: 0, serviceId: 1, capacity: 1, bookings: [] });
+    const starts = freeStarts({ spans, durationMinutes: 60, intervalMinutes: 60, earliest: 0, serviceId: 1, capacity: 1, bookings: [] });
     expect(starts.map((s) => local(s, 'Europe/Berlin'))).toEqual([
       '2026-03-29T00:00+01:00',
       '2026-03-29T01:00+01:00',
@@ -100,7 +110,7 @@ describe('DST days', () => {
   it('Europe/Berlin fall back: a 00:00–06:00 day has seven hours, 02:00 twice', () => {
     const spans = workingSpans(allWeek('00:00', '06:00'), '2026-10-25', null, 'Europe/Berlin');
     expect(spans[0]!.end - spans[0]!.start).toBe(7 * H);
-    const starts = freeSlots({ spans, durationMinutes: 60, intervalMinutes: 60, earliest: 0, serviceId: 1, capacity: 1, bookings: [] });
+    const starts = freeStarts({ spans, durationMinutes: 60, intervalMinutes: 60, earliest: 0, serviceId: 1, capacity: 1, bookings: [] });
     expect(starts.map((s) => local(s, 'Europe/Berlin'))).toEqual([
       '2026-10-25T00:00+02:00',
       '2026-10-25T01:00+02:00',
@@ -123,7 +133,7 @@ describe('DST days', () => {
     expect(spring.end - spring.start).toBe(23 * H);
     expect(autumn.end - autumn.start).toBe(25 * H);
     const spans = workingSpans(allWeek('00:00', '04:00'), '2026-03-08', null, 'America/New_York');
-    const starts = freeSlots({ spans, durationMinutes: 30, intervalMinutes: 30, earliest: 0, serviceId: 1, capacity: 1, bookings: [] });
+    const starts = freeStarts({ spans, durationMinutes: 30, intervalMinutes: 30, earliest: 0, serviceId: 1, capacity: 1, bookings: [] });
     expect(starts.map((s) => inZone(s, 'America/New_York').toFormat('HH:mm'))).toEqual([
       '00:00',
       '00:30',
@@ -140,7 +150,7 @@ describe('DST days', () => {
     expect(spring.end - spring.start).toBe(23.5 * H);
     expect(autumn.end - autumn.start).toBe(24.5 * H);
 
-    const springStarts = freeSlots({
+    const springStarts = freeStarts({
       spans: workingSpans(allWeek('01:00', '04:00'), '2026-10-04', null, 'Australia/Lord_Howe'),
       durationMinutes: 30,
       intervalMinutes: 30,
@@ -157,7 +167,7 @@ describe('DST days', () => {
       '2026-10-04T03:30+11:00',
     ]);
 
-    const autumnStarts = freeSlots({
+    const autumnStarts = freeStarts({
       spans: workingSpans(allWeek('01:00', '03:00'), '2026-04-05', null, 'Australia/Lord_Howe'),
       durationMinutes: 30,
       intervalMinutes: 30,
@@ -187,17 +197,17 @@ describe('slots', () => {
   const base = { spans: [span], durationMinutes: 60, intervalMinutes: 30, earliest: 0, serviceId: 1, capacity: 1, bookings: [] };
 
   it('step by the interval from the start of each period, and the whole duration fits', () => {
-    const starts = freeSlots({ ...base, spans: [{ start: day(9), end: day(11) }, { start: day(13, 15), end: day(14, 30) }] });
+    const starts = freeStarts({ ...base, spans: [{ start: day(9), end: day(11) }, { start: day(13, 15), end: day(14, 30) }] });
     expect(starts).toEqual([day(9), day(9, 30), day(10), day(13, 15)]);
   });
 
   it('leave out starts before the lead time', () => {
-    expect(freeSlots({ ...base, earliest: day(15, 10) })).toEqual([day(15, 30), day(16)]);
+    expect(freeStarts({ ...base, earliest: day(15, 10) })).toEqual([day(15, 30), day(16)]);
   });
 
   it('leave out every start overlapping a booking; touching is fine', () => {
     const booking: BusyBooking = { id: 1, serviceId: 2, start: day(12), end: day(13) };
-    const starts = freeSlots({ ...base, bookings: [booking] });
+    const starts = freeStarts({ ...base, bookings: [booking] });
     expect(starts).not.toContain(day(11, 30));
     expect(starts).not.toContain(day(12));
     expect(starts).not.toContain(day(12, 30));
@@ -208,10 +218,10 @@ describe('slots', () => {
   it('let up to capacity bookings of the same service share one start', () => {
     const group = (id: number): BusyBooking => ({ id, serviceId: 1, start: day(10), end: day(11) });
     const capacity = 3;
-    expect(freeSlots({ ...base, capacity, bookings: [group(1), group(2)] })).toContain(day(10));
-    expect(freeSlots({ ...base, capacity, bookings: [group(1), group(2), group(3)] })).not.toContain(day(10));
+    expect(freeStarts({ ...base, capacity, bookings: [group(1), group(2)] })).toContain(day(10));
+    expect(freeStarts({ ...base, capacity, bookings: [group(1), group(2), group(3)] })).not.toContain(day(10));
     // A group slot is never joined at another start, nor by another service.
-    expect(freeSlots({ ...base, capacity, bookings: [group(1)] })).not.toContain(day(10, 30));
+    expect(freeStarts({ ...base, capacity, bookings: [group(1)] })).not.toContain(day(10, 30));
     expect(conflictOf({ start: day(10), end: day(11) }, 2, capacity, [group(1)])).toEqual(group(1));
     expect(conflictOf({ start: day(10), end: day(11) }, 1, capacity, [group(1)])).toBeUndefined();
   });
@@ -253,7 +263,7 @@ describe('property: no free slot overlaps a booking or leaves working hours, and
             end: day.start + (b.offset + b.length) * M,
           }));
           const earliest = day.start + earliestOffset * M;
-          const starts = freeSlots({ spans, durationMinutes: duration, intervalMinutes: interval, earliest, serviceId: 1, capacity, bookings });
+          const starts = freeStarts({ spans, durationMinutes: duration, intervalMinutes: interval, earliest, serviceId: 1, capacity, bookings });
           for (const start of starts) {
             expect(start).toBeGreaterThanOrEqual(earliest);
             const slot = { start, end: start + duration * M };
@@ -280,5 +290,111 @@ describe('property: no free slot overlaps a booking or leaves working hours, and
       ),
       { numRuns: 400 },
     );
+  });
+});
+
+describe('property: several agents at once, day after day, find what conflictOf finds for each', () => {
+  const zones = ['Europe/Berlin', 'America/New_York', 'Australia/Lord_Howe'];
+  const firstDates = ['2026-03-06', '2026-03-27', '2026-04-03', '2026-10-02', '2026-10-23', '2026-10-30'];
+  const booking = fc.record({
+    day: fc.integer({ min: -1, max: 4 }),
+    quarter: fc.integer({ min: 0, max: 95 }),
+    length: fc.integer({ min: 1, max: 120 }).map((quarters) => quarters * 15),
+    shared: fc.boolean(),
+  });
+
+  it('holds for random bookings of up to four agents over four days around DST changes, in order or not', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...zones),
+        fc.constantFrom(...firstDates),
+        fc.array(fc.array(booking, { maxLength: 12 }), { minLength: 1, maxLength: 4 }),
+        fc.constantFrom(15, 30, 45, 60, 90),
+        fc.constantFrom(15, 30, 60),
+        fc.integer({ min: 1, max: 3 }),
+        fc.boolean(),
+        (zone, firstDate, perAgent, duration, interval, capacity, reversed) => {
+          const dates = datesBetween(firstDate, nextDate(nextDate(nextDate(firstDate))));
+          const start0 = daySpan(firstDate, zone).start;
+          let id = 0;
+          const bookings: BusyBooking[][] = perAgent.map((raw) =>
+            raw.map((b) => {
+              const start = start0 + b.day * 24 * H + b.quarter * 15 * M;
+              return { id: ++id, serviceId: b.shared ? 1 : 2, start, end: start + b.length * M };
+            }),
+          );
+          const agents = bookings.map((own, i) => slotAgent(i + 10, own));
+          const schedule = allWeek('07:00', '21:30');
+          const asked = reversed ? [...dates].reverse() : dates;
+          for (const date of asked) {
+            const query = { spans: workingSpans(schedule, date, null, zone), durationMinutes: duration, intervalMinutes: interval, earliest: 0, serviceId: 1, capacity };
+            const slots = freeSlots(query, agents);
+            const expected: { start: number; end: number; agentIds: number[] }[] = [];
+            for (const span of query.spans) {
+              for (let start = span.start; start + duration * M <= span.end; start += interval * M) {
+                const end = start + duration * M;
+                const agentIds = bookings.flatMap((own, i) => (conflictOf({ start, end }, 1, capacity, own) ? [] : [i + 10]));
+                if (agentIds.length > 0) expected.push({ start, end, agentIds });
+              }
+            }
+            expect(slots).toEqual(expected);
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('joinSlots', () => {
+  it('sorts the slots of several groups by start and end, joining the agents of equal ones', () => {
+    const a = [
+      { start: 10, end: 20, agentIds: [1, 4] },
+      { start: 30, end: 40, agentIds: [4] },
+    ];
+    const b = [
+      { start: 10, end: 20, agentIds: [2] },
+      { start: 10, end: 30, agentIds: [3] },
+      { start: 20, end: 30, agentIds: [2] },
+    ];
+    expect(joinSlots([a, b])).toEqual([
+      { start: 10, end: 20, agentIds: [1, 2, 4] },
+      { start: 10, end: 30, agentIds: [3] },
+      { start: 20, end: 30, agentIds: [2] },
+      { start: 30, end: 40, agentIds: [4] },
+    ]);
+    expect(a[0]?.agentIds).toEqual([1, 4]);
+    expect(joinSlots([a])).toEqual(a);
+    expect(joinSlots([])).toEqual([]);
+  });
+});
+
+describe('calendar dates', () => {
+  it('counts dates across month, year and leap-day ends, in years below 100 too', () => {
+    expect(datesBetween('2028-02-27', '2028-03-01')).toEqual(['2028-02-27', '2028-02-28', '2028-02-29', '2028-03-01']);
+    expect(datesBetween('2026-12-31', '2027-01-01')).toEqual(['2026-12-31', '2027-01-01']);
+    expect(datesBetween('2026-01-02', '2026-01-01')).toEqual([]);
+    expect(nextDate('0099-12-31')).toBe('0100-01-01');
+    expect(nextDate('1900-02-28')).toBe('1900-03-01');
+    expect(nextDate('2000-02-28')).toBe('2000-02-29');
+  });
+
+  it('knows the weekday of any date of the proleptic Gregorian calendar', () => {
+    const cases: [string, string][] = [
+      ['0001-01-01', 'monday'],
+      ['1969-12-31', 'wednesday'],
+      ['1970-01-01', 'thursday'],
+      ['2000-02-29', 'tuesday'],
+      ['2026-03-29', 'sunday'],
+      ['9999-12-31', 'friday'],
+    ];
+    for (const [date, weekday] of cases) expect(weekdayOf(date)).toBe(weekday);
+  });
+
+  it('tells real calendar dates from others', () => {
+    for (const date of ['2026-01-31', '2028-02-29', '0001-01-01', '9999-12-31']) expect(isCalendarDate(date)).toBe(true);
+    for (const text of ['2026-02-29', '2026-02-30', '2026-13-01', '2026-00-10', '2026-01-00', '2026-1-01', '20260101', '2026-01-01T00:00', 'tomorrow', '']) {
+      expect(isCalendarDate(text)).toBe(false);
+    }
   });
 });

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { Value } from 'typebox/value';
+import { AvailabilityResponse } from '../../src/modules/availability/schemas.js';
 import { setSettings } from '../../src/modules/settings/service.js';
 import { connectAgent, insertBooking, insertLocation } from '../fixtures.js';
 import { DIALECTS, useTestApp, type Json } from '../helper.js';
@@ -32,6 +34,19 @@ describe.each(DIALECTS)('GET /availability (%s)', (dialect) => {
     expect(only).toEqual(['09:30', '10:00', '10:30']);
     expect(startsOf(day)).toHaveLength(15);
     expect(startsOf(day).at(-1)).toBe('16:00');
+  });
+
+  it('writes its body exactly as JSON.stringify would, in the shape of its response schema', async () => {
+    const site = await newSite(t.db);
+    await addAgent(t.db, site);
+    await booked(site, site.agentId, '2030-01-07T09:00:00.000Z', '2030-01-07T10:00:00.000Z');
+    const res = await call('GET', `/availability?service_id=${site.serviceId}&date_from=${MONDAY}&date_to=2030-01-13`);
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    const body: unknown = JSON.parse(res.body);
+    expect(res.body).toBe(JSON.stringify(body));
+    expect(Value.Check(AvailabilityResponse, body)).toBe(true);
+    expect(Value.Clean(AvailabilityResponse, structuredClone(body))).toEqual(body);
   });
 
   it('answers a range day by day, days off included, and narrows to one agent, a location or a duration', async () => {

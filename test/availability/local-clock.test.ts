@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { DateTime, IANAZone } from 'luxon';
 import { describe, expect, it } from 'vitest';
-import { localClock } from '../../src/modules/availability/engine.js';
+import { localClock, localTime } from '../../src/modules/availability/engine.js';
 import { zoneOffset } from '../../src/lib/time.js';
 
 const ZONES = ['Europe/Berlin', 'America/New_York', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'UTC', 'America/St_Johns'];
@@ -23,6 +23,7 @@ describe('cached zone offsets and local clock times', () => {
         const expected = DateTime.fromMillis(instant, { zone });
         expect(zoneOffset(IANAZone.create(zone), instant)).toBe(expected.offset);
         expect(localClock(instant, zone)).toEqual({ time: expected.toFormat('HH:mm'), iso: expected.toFormat("yyyy-MM-dd'T'HH:mm:ssZZ") });
+        expect(localTime(instant, zone)).toBe(expected.toFormat('HH:mm'));
       }
     }
   });
@@ -34,8 +35,22 @@ describe('cached zone offsets and local clock times', () => {
         const expected = DateTime.fromMillis(instant, { zone });
         expect(zoneOffset(IANAZone.create(zone), instant)).toBe(expected.offset);
         expect(localClock(instant, zone).iso).toBe(expected.toFormat("yyyy-MM-dd'T'HH:mm:ssZZ"));
+        expect(localTime(instant, zone)).toBe(expected.toFormat('HH:mm'));
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe('local clock times off the whole minute, far from now, or in local mean time', () => {
+  it('agree with Luxon', () => {
+    const instants = [Date.UTC(2026, 2, 29, 0, 59, 59, 999), Date.UTC(2026, 2, 29, 1, 0, 30), Date.UTC(1850, 5, 1, 12, 0), Date.UTC(-5, 0, 1), Date.UTC(12000, 0, 1)];
+    for (const zone of ZONES) {
+      for (const instant of instants) {
+        const expected = DateTime.fromMillis(instant, { zone });
+        expect(localClock(instant, zone)).toEqual({ time: expected.toFormat('HH:mm'), iso: expected.toFormat("yyyy-MM-dd'T'HH:mm:ssZZ") });
+        expect(localTime(instant, zone)).toBe(expected.toFormat('HH:mm'));
+      }
+    }
   });
 });

@@ -29,18 +29,103 @@ export function minutesOf(time: string): number {
   return Number(hours) * 60 + Number(minutes);
 }
 
-function wallClockMs(date: string, minutes: number): number {
-  const [year, month, day] = date.split('-').map(Number);
-  // setUTCFullYear, unlike Date.UTC, does not read years 0 to 99 as 1900 to 1999.
-  return new Date(0).setUTCFullYear(year ?? 0, (month ?? 1) - 1, day ?? 1) + minutes * MINUTE_MS;
+/**
+ * Days from 1970-01-01 to a date of the proleptic Gregorian calendar, years 0 to 99 included;
+ * a month or day out of range rolls over into the next or previous ones, as with Date.
+ */
+function daysFromCivil(year: number, month: number, day: number): number {
+  // Counted in years that start in March, so that the leap day comes last.
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
+  return era * 146_097 + yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear - 719_468;
 }
+
+function digitsAt(text: string, from: number, to: number): number {
+  let value = 0;
+  for (let i = from; i < to; i++) value = value * 10 + text.charCodeAt(i) - 48;
+  return value;
+}
+
+/** A local date (YYYY-MM-DD) and minutes after its midnight as if UTC, epoch milliseconds. */
+function wallClockMs(date: string, minutes: number): number {
+  // Every date of every slot search comes through here: read digit by digit, without a Date.
+  if (date.length === 10 && date[4] === '-' && date[7] === '-') {
+    return daysFromCivil(digitsAt(date, 0, 4), digitsAt(date, 5, 7), digitsAt(date, 8, 10)) * DAY_MS + minutes * MINUTE_MS;
+  }
+  const [year, month, day] = date.split('-').map(Number);
+  return daysFromCivil(year ?? 0, month ?? 1, day ?? 1) * DAY_MS + minutes * MINUTE_MS;
+}
+
+const HOURS_MINUTES = Array.from({ length: 24 * 60 }, (_, m) => `${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`);
+const DATE_TEXT_LIMIT = 100_000;
+const YEAR_0_MS = -62_167_219_200_000;
+const YEAR_10000_MS = 253_402_300_800_000;
+const dateTexts = new Map<number, string>();
+const offsetTexts = new Map<number, string>();
+
+/**
+ * The local wall-clock time of an instant on a whole minute, as epoch milliseconds read as UTC;
+ * undefined where the tables below do not reach (seconds, offsets with seconds, invalid zones,
+ * years outside 0000–9999).
+ */
+function wholeMinuteLocal(instant: number, zoneName: string): number | undefined {
+  if (instant % MINUTE_MS !== 0) return undefined;
+  const zone = zoneOf(zoneName);
+  if (!zone.isValid) return undefined;
+  const offset = zoneOffset(zone, instant);
+  if (!Number.isInteger(offset)) return undefined;
+  const local = instant + offset * MINUTE_MS;
+  return local >= YEAR_0_MS && local < YEAR_10000_MS ? local : undefined;
+}
+
+/** `HH:MM` of a whole-minute local time (wholeMinuteLocal), by table. */
+function hoursMinutesOf(local: number): string {
+  return HOURS_MINUTES[(local - Math.floor(local / DAY_MS) * DAY_MS) / MINUTE_MS] as string;
+}
+
+/** `YYYY-MM-DD` of a wall-clock time (epoch milliseconds read as UTC), remembered per day. */
+function dateTextOf(wall: number): string {
+  const day = Math.floor(wall / DAY_MS);
+  let date = dateTexts.get(day);
+  if (date === undefined) {
+    date = new Date(day * DAY_MS).toISOString().slice(0, 10);
+    if (dateTexts.size >= DATE_TEXT_LIMIT) dateTexts.clear();
+    dateTexts.set(day, date);
+  }
+  return date;
+}
+
+function offsetTextOf(minutes: number): string {
+  let text = offsetTexts.get(minutes);
+  if (text === undefined) {
+    text = offsetText(minutes);
+    offsetTexts.set(minutes, text);
+  }
+  return text;
+}
+
+// Slot lists format hundreds of instants per request: whole minutes, by table look-ups, without
+// building Dates or Luxon DateTimes; anything else the general way.
 
 /** An instant's local wall-clock time in the zone: `HH:MM`, and ISO 8601 with its offset (`+01:00`). */
 export function localClock(instant: number, zoneName: string): { time: string; iso: string } {
+  const local = wholeMinuteLocal(instant, zoneName);
+  if (local !== undefined) {
+    const time = hoursMinutesOf(local);
+    return { time, iso: `${dateTextOf(local)}T${time}:00${offsetTextOf((local - instant) / MINUTE_MS)}` };
+  }
   const wall = wallClockAt(instant, zoneName);
   if (wall) return { time: wall.local.slice(11, 16), iso: `${wall.local}${offsetText(wall.offset)}` };
   const dateTime = inZone(instant, zoneName);
   return { time: dateTime.toFormat('HH:mm'), iso: dateTime.toFormat("yyyy-MM-dd'T'HH:mm:ssZZ") };
+}
+
+/** localClock's `HH:MM` alone. */
+export function localTime(instant: number, zoneName: string): string {
+  const local = wholeMinuteLocal(instant, zoneName);
+  return local === undefined ? localClock(instant, zoneName).time : hoursMinutesOf(local);
 }
 
 /**
@@ -73,7 +158,7 @@ export function localInstant(date: string, time: string, zone: string): number |
 // Zone offsets come from Intl and cost microseconds each; the same few boundaries (a date's
 // working hours, its midnight) recur for every agent and request, and zone rules never change
 // while the process runs, so their instants are remembered.
-const boundaryCache = new Map<string, number>();
+const boundaryCache = new Map<string, Map<number, number>>();
 const BOUNDARY_CACHE_LIMIT = 100_000;
 
 /**
@@ -81,18 +166,22 @@ const BOUNDARY_CACHE_LIMIT = 100_000;
  * day then keeps every instant it has, neither gaining nor losing time around the gap.
  */
 function boundaryInstant(date: string, minutes: number, zone: IANAZone): number {
-  const key = `${zone.name}|${date}|${minutes}`;
-  let instant = boundaryCache.get(key);
+  const wall = wallClockMs(date, minutes);
+  let instants = boundaryCache.get(zone.name);
+  if (!instants) {
+    instants = new Map();
+    boundaryCache.set(zone.name, instants);
+  }
+  let instant = instants.get(wall);
   if (instant === undefined) {
-    instant = computeBoundaryInstant(date, minutes, zone);
-    if (boundaryCache.size >= BOUNDARY_CACHE_LIMIT) boundaryCache.clear();
-    boundaryCache.set(key, instant);
+    instant = computeBoundaryInstant(wall, zone);
+    if (instants.size >= BOUNDARY_CACHE_LIMIT) instants.clear();
+    instants.set(wall, instant);
   }
   return instant;
 }
 
-function computeBoundaryInstant(date: string, minutes: number, zone: IANAZone): number {
-  const wall = wallClockMs(date, minutes);
+function computeBoundaryInstant(wall: number, zone: IANAZone): number {
   const found = instantsOfWallClock(wall, zone);
   if (found[0] !== undefined) return found[0];
   // In a gap the offset grows at one instant between these two; find the minute it happens.
@@ -165,10 +254,6 @@ export function daySpan(date: string, zone: string): Span {
   return { start: boundaryInstant(date, 0, ianaZone), end: boundaryInstant(date, 24 * 60, ianaZone) };
 }
 
-export function overlaps(a: Span, b: Span): boolean {
-  return a.start < b.end && b.start < a.end;
-}
-
 export function isWithin(span: Span, spans: readonly Span[]): boolean {
   return spans.some((s) => s.start <= span.start && span.end <= s.end);
 }
@@ -179,7 +264,7 @@ export function isWithin(span: Span, spans: readonly Span[]): boolean {
  * overlap conflicts.
  */
 export function conflictOf<B extends BusyBooking>(span: Span, serviceId: number, capacity: number, bookings: readonly B[]): B | undefined {
-  // One pass, no allocation: this runs for every candidate start of every agent and day.
+  // One pass, no allocation.
   let first: B | undefined;
   let sharing = 0;
   for (const booking of bookings) {
@@ -192,7 +277,7 @@ export function conflictOf<B extends BusyBooking>(span: Span, serviceId: number,
 }
 
 export interface SlotQuery {
-  /** The agent's working spans of the day (workingSpans). */
+  /** The agents' working spans of the day (workingSpans). */
   spans: readonly Span[];
   durationMinutes: number;
   intervalMinutes: number;
@@ -200,27 +285,115 @@ export interface SlotQuery {
   earliest: number;
   serviceId: number;
   capacity: number;
-  /** The agent's bookings that are not cancelled; only those near the spans matter. */
-  bookings: readonly BusyBooking[];
 }
 
 /**
- * Free slot starts: stepping by the interval (elapsed minutes) from the start of each working
- * span, every start whose whole duration fits in the span, is not before `earliest`, and does
- * not conflict with a booking.
+ * For the candidate starts of one day (ascending) and a duration, what each start holds for one
+ * agent, written to marks[at + i] for start i (they come as 0): -1 when a booking conflicts
+ * (conflictOf), else how many bookings of the service share exactly that start.
  */
-export function freeSlots(query: SlotQuery): number[] {
+type BusyMarks = (starts: readonly number[], duration: number, serviceId: number, marks: number[], at: number) => void;
+
+/** An agent asked about, day after day, by slotAgent. */
+export interface SlotAgent {
+  agentId: number;
+  marks: BusyMarks;
+}
+
+/**
+ * An agent with its bookings that are not cancelled, to ask freeSlots about its days in order.
+ * Each day looks only at the bookings near it: one that ended before an earlier day's first
+ * start cannot overlap a later day, so the agent remembers how many of them are behind it. A
+ * day asked out of order starts over.
+ */
+export function slotAgent(agentId: number, bookings: readonly BusyBooking[]): SlotAgent {
+  let sorted = true;
+  for (let i = 1; i < bookings.length && sorted; i++) sorted = (bookings[i - 1] as BusyBooking).start <= (bookings[i] as BusyBooking).start;
+  const byStart = sorted ? bookings : [...bookings].sort((a, b) => a.start - b.start);
+  let ended = 0;
+  let lastFirst = -Infinity;
+  const marks: BusyMarks = (starts, duration, serviceId, marks, at) => {
+    const count = starts.length;
+    if (count === 0) return;
+    const first = starts[0] as number;
+    const lastEnd = (starts[count - 1] as number) + duration;
+    if (first < lastFirst) ended = 0;
+    lastFirst = first;
+    while (ended < byStart.length && (byStart[ended] as BusyBooking).end <= first) ended++;
+    // The first start whose span may reach the booking; bookings come by start, so it only moves on.
+    let from = 0;
+    for (let k = ended; k < byStart.length; k++) {
+      const booking = byStart[k] as BusyBooking;
+      if (booking.start >= lastEnd) break;
+      if (booking.end <= first) continue;
+      while (from < count && (starts[from] as number) + duration <= booking.start) from++;
+      for (let i = from; i < count && (starts[i] as number) < booking.end; i++) {
+        const mark = marks[at + i] as number;
+        if (mark < 0) continue;
+        marks[at + i] = booking.serviceId === serviceId && booking.start === starts[i] ? mark + 1 : -1;
+      }
+    }
+  };
+  return { agentId, marks };
+}
+
+/** A free start, with the agents free for the whole duration from it. */
+export interface FreeSlot {
+  start: number;
+  end: number;
+  agentIds: number[];
+}
+
+/**
+ * Free slots of agents with the same working spans and duration: stepping by the interval
+ * (elapsed minutes) from the start of each span, every start whose whole duration fits in the
+ * span and is not before `earliest`, with the agents (in the given order) that no booking keeps
+ * from it (conflictOf); starts where none is free are left out. Ask about an agent's days in
+ * order.
+ */
+export function freeSlots(query: SlotQuery, agents: readonly SlotAgent[]): FreeSlot[] {
   const duration = query.durationMinutes * MINUTE_MS;
   const step = query.intervalMinutes * MINUTE_MS;
   const starts: number[] = [];
   for (const span of query.spans) {
-    const nearby = query.bookings.filter((b) => overlaps(b, span));
-    for (let start = span.start; start + duration <= span.end; start += step) {
-      if (start < query.earliest) continue;
-      if (!conflictOf({ start, end: start + duration }, query.serviceId, query.capacity, nearby)) starts.push(start);
-    }
+    let start = span.start;
+    if (start < query.earliest) start += Math.ceil((query.earliest - start) / step) * step;
+    for (; start + duration <= span.end; start += step) starts.push(start);
   }
-  return starts;
+  const count = starts.length;
+  if (count === 0) return [];
+  // Agent by agent, then start by start: each slot's agent list is made once, at its size.
+  const marks = new Array<number>(agents.length * count).fill(0);
+  agents.forEach((agent, a) => agent.marks(starts, duration, query.serviceId, marks, a * count));
+  const isFree = (mark: number) => mark >= 0 && mark < query.capacity;
+  const slots: FreeSlot[] = [];
+  for (let i = 0; i < count; i++) {
+    let free = 0;
+    for (let a = 0; a < agents.length; a++) if (isFree(marks[a * count + i] as number)) free++;
+    if (free === 0) continue;
+    const agentIds = new Array<number>(free);
+    free = 0;
+    for (let a = 0; a < agents.length; a++) if (isFree(marks[a * count + i] as number)) agentIds[free++] = (agents[a] as SlotAgent).agentId;
+    const start = starts[i] as number;
+    slots.push({ start, end: start + duration, agentIds });
+  }
+  return slots;
+}
+
+/**
+ * Slot lists of several groups of agents as one: sorted by start and end, the agents of slots
+ * with the same start and end joined (ascending ids).
+ */
+export function joinSlots(lists: readonly (readonly FreeSlot[])[]): FreeSlot[] {
+  if (lists.length === 1) return [...(lists[0] as readonly FreeSlot[])];
+  const all = lists.flat().sort((a, b) => a.start - b.start || a.end - b.end);
+  const joined: FreeSlot[] = [];
+  for (const slot of all) {
+    const last = joined[joined.length - 1];
+    if (last && last.start === slot.start && last.end === slot.end) last.agentIds = [...last.agentIds, ...slot.agentIds].sort((a, b) => a - b);
+    else joined.push({ ...slot });
+  }
+  return joined;
 }
 
 /** A DateTime of an instant in `zone`, for rendering. */
@@ -235,11 +408,19 @@ export function daysBetweenInclusive(from: string, to: string): number {
 
 /** The local date after `date` (YYYY-MM-DD). */
 export function nextDate(date: string): string {
-  return new Date(wallClockMs(date, 24 * 60)).toISOString().slice(0, 10);
+  return dateTextOf(wallClockMs(date, 24 * 60));
+}
+
+/** Every date from `from` to `to` (YYYY-MM-DD), both included. */
+export function datesBetween(from: string, to: string): string[] {
+  const dates: string[] = [];
+  const last = wallClockMs(to, 0);
+  for (let day = wallClockMs(from, 0); day <= last; day += DAY_MS) dates.push(dateTextOf(day));
+  return dates;
 }
 
 /** True for a YYYY-MM-DD text that names a real calendar date (not 2026-02-30). */
 export function isCalendarDate(text: string): boolean {
-  const date = DateTime.fromISO(text, { zone: 'UTC' });
-  return date.isValid && date.toISODate() === text;
+  // A day or month out of range rolls over into another date.
+  return /^\d{4}-\d{2}-\d{2}$/.test(text) && dateTextOf(wallClockMs(text, 0)) === text;
 }

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { BusyBooking, Span } from './engine.js';
 
@@ -7,7 +8,7 @@ import type { BusyBooking, Span } from './engine.js';
  * the (agent_id, start_at) index read only the bookings near the asked range, not an agent's
  * whole history.
  */
-const LONGEST_BOOKING_MS = 26 * 3_600_000;
+export const LONGEST_BOOKING_MS = 26 * 3_600_000;
 
 export function isoOf(instant: number): string {
   return new Date(instant).toISOString();
@@ -51,12 +52,19 @@ export interface ConnectionRow extends AgentRow {
   custom_hours: string | null;
 }
 
+export interface VersionedConnectionRow extends ConnectionRow {
+  /** How many times the agent's bookings changed (bumpBusyVersions). */
+  busy_version: number;
+}
+
 /** The agents connected to a service (all of them, or those among `agentIds`), by id. */
-export function connectedAgents(db: Db, serviceId: number, agentIds?: readonly number[]): Promise<ConnectionRow[]> {
+export function connectedAgents(db: Db, serviceId: number, agentIds?: readonly number[]): Promise<VersionedConnectionRow[]> {
   let query = db
     .selectFrom('agent_services as c')
     .innerJoin('agents as a', 'a.id', 'c.agent_id')
+    .leftJoin('agent_busy_versions as v', 'v.agent_id', 'a.id')
     .select(['a.id', 'a.status', 'a.schedule', 'c.custom_duration', 'c.custom_price_cents', 'c.custom_hours'])
+    .select((eb) => eb.fn.coalesce('v.version', sql.lit(0)).as('busy_version'))
     .where('c.service_id', '=', serviceId);
   if (agentIds) query = query.where('a.id', 'in', agentIds.length > 0 ? [...agentIds] : [0]);
   return query.orderBy('a.id').execute();
@@ -137,4 +145,40 @@ export async function busyBookingsOfRanges(db: Db, wanted: readonly { agentId: n
     .orderBy('id')
     .execute();
   return rows.map(agentBookingOf);
+}
+
+/**
+ * The bookings of these agents that occupy time and start in `starts`, by agent and start: the
+ * blocks of the busy-time cache. Served by the covering index, bounded on both sides.
+ */
+export async function busyBookingsStarting(db: Db, agentIds: readonly number[], starts: Span): Promise<AgentBooking[]> {
+  if (agentIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('bookings')
+    .select(['id', 'agent_id', 'service_id', 'start_at', 'end_at'])
+    .where('agent_id', 'in', [...agentIds])
+    .where('start_at', '>=', isoOf(starts.start))
+    .where('start_at', '<', isoOf(starts.end))
+    .where('status', '!=', 'cancelled')
+    .orderBy('agent_id')
+    .orderBy('start_at')
+    .orderBy('id')
+    .execute();
+  return rows.map(agentBookingOf);
+}
+
+/**
+ * Raises the busy-time version of each agent (migration 0013). Every write of bookings rows
+ * calls it in its own transaction, for the agent a booking leaves and the one it goes to, so that
+ * no instance keeps serving busy times its version no longer describes.
+ */
+export async function bumpBusyVersions(db: Db, agentIds: readonly number[]): Promise<void> {
+  // Sorted: two transactions raising the same rows take their locks in the same order.
+  const ids = [...new Set(agentIds)].sort((a, b) => a - b);
+  if (ids.length === 0) return;
+  await db
+    .insertInto('agent_busy_versions')
+    .values(ids.map((agent_id) => ({ agent_id, version: 1 })))
+    .onConflict((oc) => oc.column('agent_id').doUpdateSet({ version: (eb) => eb('agent_busy_versions.version', '+', 1) }))
+    .execute();
 }

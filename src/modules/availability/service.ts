@@ -2,7 +2,8 @@ import type { Db } from '../../db/database.js';
 import { AppError } from '../../http/errors.js';
 import { parseSchedule, readSiteSchedule, type Schedule, type Weekly } from '../schedules/model.js';
 import { getSettings, type SiteSettings } from '../settings/service.js';
-import { daySpan, freeSlots, inZone, nextDate, workingSpans, type Span } from './engine.js';
+import type { BusyTimes, VersionedAgent } from './busy-times.js';
+import { daySpan, freeSlots, inZone, joinSlots, nextDate, slotAgent, workingSpans, type BusyBooking, type FreeSlot, type SlotAgent, type Span } from './engine.js';
 import { agentsAtLocation, busyBookings, connectedAgents, type AgentBooking, type ConnectionRow, type ServiceRow } from './repository.js';
 
 const MINUTE_MS = 60_000;
@@ -17,6 +18,9 @@ export interface Candidate {
   durationMinutes: number;
   customPriceCents: number | null;
 }
+
+/** A candidate of a slot search, with the busy-time version read with its connection (BusyTimes). */
+export type VersionedCandidate = Candidate & VersionedAgent;
 
 /** Site settings as the engine needs them, read once per request. */
 export interface SlotContext {
@@ -59,67 +63,58 @@ export async function loadCandidates(
   db: Db,
   service: ServiceRow,
   options: { agentIds?: readonly number[]; locationId?: number; duration?: number },
-): Promise<Candidate[]> {
+): Promise<VersionedCandidate[]> {
   let rows = (await connectedAgents(db, service.id, options.agentIds)).filter((r) => r.status === 'active');
   if (options.locationId !== undefined) {
     const atLocation = await agentsAtLocation(db, options.locationId, rows.map((r) => r.id));
     rows = rows.filter((r) => atLocation.has(r.id));
   }
   const site = await readSiteSchedule(db);
-  return rows.map((row) => candidateOf(row, site, service, options.duration));
+  return rows.map((row) => ({ ...candidateOf(row, site, service, options.duration), busyVersion: row.busy_version }));
 }
 
-export interface DaySlot {
-  start: number;
-  end: number;
-  agentIds: number[];
-}
-
-/** The free slots of each date for any of the candidates; one slot per start and end, naming every agent free then. */
+/**
+ * The free slots of each date for any of the candidates; one slot per start and end, naming
+ * every agent free then. `bookings`: each candidate's bookings that occupy time in the dates
+ * (by start saves sorting them).
+ */
 export function slotsOfDays(
   candidates: readonly Candidate[],
   dates: readonly string[],
   service: ServiceRow,
   context: SlotContext,
-  bookings: readonly AgentBooking[],
-): Map<string, DaySlot[]> {
-  const byAgent = new Map<number, AgentBooking[]>();
-  for (const booking of bookings) {
-    const own = byAgent.get(booking.agentId);
-    if (own) own.push(booking);
-    else byAgent.set(booking.agentId, [booking]);
+  bookings: ReadonlyMap<number, readonly BusyBooking[]>,
+): Map<string, FreeSlot[]> {
+  // Candidates on the same hours (most work the site's) with the same duration share the work
+  // of each day; each agent goes through its bookings once over all the dates, in order.
+  const groups: { first: Candidate; agents: SlotAgent[] }[] = [];
+  for (const candidate of candidates) {
+    const agent = slotAgent(candidate.agentId, bookings.get(candidate.agentId) ?? []);
+    const group = groups.find(
+      ({ first }) =>
+        first.schedule === candidate.schedule && first.customHours === candidate.customHours && first.durationMinutes === candidate.durationMinutes,
+    );
+    if (group) group.agents.push(agent);
+    else groups.push({ first: candidate, agents: [agent] });
   }
-  const days = new Map<string, DaySlot[]>();
+  const days = new Map<string, FreeSlot[]>();
   for (const date of dates) {
-    // Keyed by start and duration together (starts are whole minutes, durations under a day).
-    const slots = new Map<number, DaySlot>();
-    for (const candidate of candidates) {
-      const starts = freeSlots({
-        spans: workingSpans(candidate.schedule, date, candidate.customHours, context.timezone),
-        durationMinutes: candidate.durationMinutes,
-        intervalMinutes: context.intervalMinutes,
-        earliest: context.earliest,
-        serviceId: service.id,
-        capacity: service.capacity_max,
-        bookings: byAgent.get(candidate.agentId) ?? [],
-      });
-      for (const start of starts) {
-        const key = (start / MINUTE_MS) * 2048 + candidate.durationMinutes;
-        const slot = slots.get(key);
-        if (slot) slot.agentIds.push(candidate.agentId);
-        else slots.set(key, { start, end: start + candidate.durationMinutes * MINUTE_MS, agentIds: [candidate.agentId] });
-      }
-    }
-    days.set(date, [...slots.values()].sort((a, b) => a.start - b.start || a.end - b.end));
+    const lists = groups.map(({ first, agents }) =>
+      freeSlots(
+        {
+          spans: workingSpans(first.schedule, date, first.customHours, context.timezone),
+          durationMinutes: first.durationMinutes,
+          intervalMinutes: context.intervalMinutes,
+          earliest: context.earliest,
+          serviceId: service.id,
+          capacity: service.capacity_max,
+        },
+        agents,
+      ),
+    );
+    days.set(date, joinSlots(lists));
   }
   return days;
-}
-
-/** Every date from `from` to `to`, both included. */
-export function datesBetween(from: string, to: string): string[] {
-  const dates: string[] = [];
-  for (let date = from; date <= to; date = nextDate(date)) dates.push(date);
-  return dates;
 }
 
 /** The instants the dates cover in the zone, from the first one's start to the last one's end. */
@@ -136,10 +131,31 @@ export async function availabilityOfDays(
   context: SlotContext,
   extra: readonly AgentBooking[] = [],
   excludeBookingId?: number,
-): Promise<Map<string, DaySlot[]>> {
+): Promise<Map<string, FreeSlot[]>> {
   const agentIds = candidates.map((c) => c.agentId);
   const range = rangeOfDates(dates, context.timezone);
-  const bookings = [...(await busyBookings(db, agentIds, range, excludeBookingId)), ...extra];
+  const byAgent = new Map<number, AgentBooking[]>();
+  for (const booking of [...(await busyBookings(db, agentIds, range, excludeBookingId)), ...extra]) {
+    const own = byAgent.get(booking.agentId);
+    if (own) own.push(booking);
+    else byAgent.set(booking.agentId, [booking]);
+  }
+  return slotsOfDays(candidates, dates, service, context, byAgent);
+}
+
+/**
+ * availabilityOfDays for GET /availability: the candidates' bookings come from the instance's
+ * busy times, read again only for agents whose bookings changed since.
+ */
+export async function cachedAvailabilityOfDays(
+  db: Db,
+  busyTimes: BusyTimes,
+  candidates: readonly VersionedCandidate[],
+  dates: readonly string[],
+  service: ServiceRow,
+  context: SlotContext,
+): Promise<Map<string, FreeSlot[]>> {
+  const bookings = await busyTimes.bookingsOf(db, candidates, rangeOfDates(dates, context.timezone));
   return slotsOfDays(candidates, dates, service, context, bookings);
 }
 

@@ -1,13 +1,18 @@
 import { sql, type Expression, type Insertable, type RawBuilder, type Selectable, type SqlBool, type Updateable } from 'kysely';
 import { dialectOfDb, type Db, type Dialect } from '../../db/database.js';
 import { prepareQuery } from '../../db/prepared.js';
+import { bumpBusyVersions } from '../availability/repository.js';
 import type { OrdersTable, TransactionsTable } from '../orders/table.js';
 import type { BookingMetaTable, BookingsTable } from './table.js';
+
+// Every write below raises the busy-time version of the agents whose bookings it changes, in the
+// caller's transaction: instances cache busy times while the version stays (availability/busy-times.ts).
 
 /** Inserts the bookings in one statement; their ids in the order of `rows`. */
 export async function insertBookings(db: Db, rows: readonly Insertable<BookingsTable>[]): Promise<number[]> {
   if (rows.length === 0) return [];
   const inserted = await db.insertInto('bookings').values([...rows]).returning(['id', 'booking_code']).execute();
+  await bumpBusyVersions(db, rows.map((row) => row.agent_id));
   // The returned rows need not come in the order of the values; booking codes are unique.
   const ids = new Map(inserted.map((row) => [row.booking_code, row.id]));
   return rows.map((row) => ids.get(row.booking_code) as number);
@@ -24,14 +29,18 @@ export function findBooking(db: Db, id: number) {
 export type BookingRow = NonNullable<Awaited<ReturnType<typeof findBooking>>>;
 
 export async function updateBookingRow(db: Db, id: number, values: Updateable<BookingsTable>): Promise<void> {
+  const before = await db.selectFrom('bookings').select('agent_id').where('id', '=', id).executeTakeFirst();
+  if (!before) return;
   await db.updateTable('bookings').set(values).where('id', '=', id).execute();
+  await bumpBusyVersions(db, [before.agent_id, values.agent_id ?? before.agent_id]);
 }
 
 /** The booking and its order item go together; its order, invoices and payments stay on record. */
 export async function deleteBookingRows(db: Db, id: number): Promise<void> {
   await db.deleteFrom('order_items').where('booking_id', '=', id).where('variant', '=', 'booking').execute();
   await db.deleteFrom('booking_meta').where('booking_id', '=', id).execute();
-  await db.deleteFrom('bookings').where('id', '=', id).execute();
+  const deleted = await db.deleteFrom('bookings').where('id', '=', id).returning('agent_id').executeTakeFirst();
+  if (deleted) await bumpBusyVersions(db, [deleted.agent_id]);
 }
 
 /** Sets each key with a string value and removes each key set to null. */

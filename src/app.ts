@@ -85,7 +85,7 @@ export interface AppOptions {
 
 /** Opens the database, applies migrations and assembles the service. The caller listens and closes. */
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<App> {
-  const database: DatabaseHandle = openDatabase(config.databaseUrl);
+  const database: DatabaseHandle = openDatabase(config.databaseUrl, { backgroundCheckpoints: true });
   let rateLimits: RateLimitStore;
   try {
     await migrateToLatest(database);

@@ -17,6 +17,7 @@ import type { LocationsTable } from '../modules/locations/table.js';
 import type { OutboxTable } from '../modules/mail/table.js';
 import type { InvoicesTable, OrderItemsTable, OrdersTable, TransactionsTable } from '../modules/orders/table.js';
 import type { SettingsTable } from '../modules/settings/table.js';
+import { startCheckpointer } from './checkpointer.js';
 import { preparedStatementName } from './prepared.js';
 import { withWriteScopes } from './write-scope.js';
 
@@ -66,8 +67,15 @@ export function dialectOfDb(db: Db): Dialect {
   return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
 }
 
+/** WAL pages at which the writing connection checkpoints by itself: only if the background checkpointer falls behind. */
+const BACKSTOP_CHECKPOINT_PAGES = 10_000;
+
+function sqliteFile(url: string): string {
+  return url.slice('sqlite:'.length);
+}
+
 function openSqlite(url: string): SQLite.Database {
-  const file = url.slice('sqlite:'.length);
+  const file = sqliteFile(url);
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const database = new SQLite(file);
   database.pragma('journal_mode = WAL');
@@ -140,13 +148,30 @@ function withNamedStatements(pool: pg.Pool): PostgresPool {
   };
 }
 
-export function openDatabase(url: string): DatabaseHandle {
+export interface OpenOptions {
+  /** SQLite: checkpoint the write-ahead log from a worker thread (a server's many writes), not inside commits. */
+  backgroundCheckpoints?: boolean;
+}
+
+export function openDatabase(url: string, options: OpenOptions = {}): DatabaseHandle {
   const dialect = dialectOf(url);
   if (dialect === 'sqlite') {
+    const database = openSqlite(url);
+    const file = sqliteFile(url);
+    const checkpointer = options.backgroundCheckpoints && file !== ':memory:' ? startCheckpointer(file) : undefined;
+    if (checkpointer) database.pragma(`wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`);
     const db = new Kysely<Database>({
-      dialect: withWriteScopes(new SqliteDialect({ database: withStatementCache(openSqlite(url)) }), 'begin immediate'),
+      dialect: withWriteScopes(new SqliteDialect({ database: withStatementCache(database) }), 'begin immediate'),
     });
-    return { db, dialect, destroy: () => db.destroy() };
+    return {
+      db,
+      dialect,
+      destroy: async () => {
+        // First the worker: the last connection to close folds the log back into the file.
+        await checkpointer?.stop();
+        await db.destroy();
+      },
+    };
   }
   const pool = new pg.Pool({
     connectionString: url,

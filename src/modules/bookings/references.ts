@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
+import { prepareQuery } from '../../db/prepared.js';
 import type { ConnectionRow, ServiceRow } from '../availability/repository.js';
 
 /** An agent as the checks of a booking and its representation need it. */
@@ -123,14 +124,24 @@ export function probeQuery(db: Db, probes: readonly Probe[]) {
     .orderBy('p.n');
 }
 
+// A single create probes once: its statement is prepared, as building it costs more than running it.
+const probeOne = prepareQuery(
+  (db: Db, serviceId: number | null, agentId: number | null, locationId: number | null, customerId: number | null, emailLower: string | null) =>
+    probeQuery(db, [{ serviceId, agentId, locationId, customerId, emailLower }]),
+);
+
 /**
  * Every record the probes name, in one statement: each probe is a row joined to the service,
  * agent, connection, location (and category), the agent's tie to the location and the customer,
  * all by primary or unique key, so each probe yields exactly one row.
  */
 export async function probeReferences(db: Db, probes: readonly Probe[]): Promise<ProbeResult[]> {
-  if (probes.length === 0) return [];
-  const rows = await probeQuery(db, probes).execute();
+  const [only] = probes;
+  if (!only) return [];
+  const rows =
+    probes.length === 1
+      ? await probeOne.execute(db, only.serviceId, only.agentId, only.locationId, only.customerId, only.emailLower)
+      : await probeQuery(db, probes).execute();
   return rows.map((row) => {
     const agent =
       row.a_id === null

@@ -1,21 +1,139 @@
 import { sql, type Expression, type Insertable, type RawBuilder, type Selectable, type SqlBool, type Updateable } from 'kysely';
 import { dialectOfDb, type Db, type Dialect } from '../../db/database.js';
 import { prepareQuery } from '../../db/prepared.js';
-import { bumpBusyVersions } from '../availability/repository.js';
+import type { Span } from '../availability/engine.js';
+import { bumpBusyVersions, isoOf, LONGEST_BOOKING_MS, type AgentBooking } from '../availability/repository.js';
 import type { OrdersTable, TransactionsTable } from '../orders/table.js';
-import type { BookingMetaTable, BookingsTable } from './table.js';
+import type { BookingMetaTable, BookingPaymentStatus, BookingsTable, BookingStatus } from './table.js';
 
 // Every write below raises the busy-time version of the agents whose bookings it changes, in the
 // caller's transaction: instances cache busy times while the version stays (availability/busy-times.ts).
 
-/** Inserts the bookings in one statement; their ids in the order of `rows`. */
-export async function insertBookings(db: Db, rows: readonly Insertable<BookingsTable>[]): Promise<number[]> {
-  if (rows.length === 0) return [];
+/** A booking to insert: every column but the id. */
+export type NewBookingRow = Omit<Selectable<BookingsTable>, 'id'>;
+
+// A single create inserts one booking: that insert is prepared, as building an insert of this many
+// values costs more than running it.
+const insertOneBooking = prepareQuery(
+  (
+    db: Db,
+    booking_code: string,
+    status: BookingStatus,
+    payment_status: BookingPaymentStatus,
+    service_id: number,
+    agent_id: number,
+    location_id: number,
+    customer_id: number,
+    order_id: number | null,
+    start_date: string,
+    start_time: string,
+    end_date: string,
+    end_time: string,
+    timezone: string,
+    start_at: string,
+    end_at: string,
+    duration: number,
+    price_cents: number,
+    notes: string | null,
+    customer_comment: string | null,
+    access_key: string,
+    created_at: string,
+    updated_at: string,
+  ) =>
+    db
+      .insertInto('bookings')
+      .values({
+        booking_code,
+        status,
+        payment_status,
+        service_id,
+        agent_id,
+        location_id,
+        customer_id,
+        order_id,
+        start_date,
+        start_time,
+        end_date,
+        end_time,
+        timezone,
+        start_at,
+        end_at,
+        duration,
+        price_cents,
+        notes,
+        customer_comment,
+        access_key,
+        created_at,
+        updated_at,
+      })
+      .returning('id'),
+);
+
+/** The id of one new booking. */
+async function insertOne(db: Db, r: NewBookingRow): Promise<number> {
+  const inserted = await insertOneBooking.executeTakeFirst(
+    db,
+    r.booking_code,
+    r.status,
+    r.payment_status,
+    r.service_id,
+    r.agent_id,
+    r.location_id,
+    r.customer_id,
+    r.order_id,
+    r.start_date,
+    r.start_time,
+    r.end_date,
+    r.end_time,
+    r.timezone,
+    r.start_at,
+    r.end_at,
+    r.duration,
+    r.price_cents,
+    r.notes,
+    r.customer_comment,
+    r.access_key,
+    r.created_at,
+    r.updated_at,
+  );
+  return (inserted as { id: number }).id;
+}
+
+/** The ids of new bookings, in the order of `rows`. */
+async function insertMany(db: Db, rows: readonly NewBookingRow[]): Promise<number[]> {
   const inserted = await db.insertInto('bookings').values([...rows]).returning(['id', 'booking_code']).execute();
-  await bumpBusyVersions(db, rows.map((row) => row.agent_id));
   // The returned rows need not come in the order of the values; booking codes are unique.
   const ids = new Map(inserted.map((row) => [row.booking_code, row.id]));
   return rows.map((row) => ids.get(row.booking_code) as number);
+}
+
+/** Inserts the bookings in one statement; their ids in the order of `rows`. */
+export async function insertBookings(db: Db, rows: readonly NewBookingRow[]): Promise<number[]> {
+  const [only] = rows;
+  if (!only) return [];
+  const ids = rows.length === 1 ? [await insertOne(db, only)] : await insertMany(db, rows);
+  await bumpBusyVersions(db, rows.map((row) => row.agent_id));
+  return ids;
+}
+
+// A create that names its agent reads that agent's bookings: an `in` list cannot be prepared.
+const busyOfAgent = prepareQuery((db: Db, agentId: number, startsBefore: string, startsAfter: string, endsAfter: string) =>
+  db
+    .selectFrom('bookings')
+    .select(['id', 'agent_id', 'service_id', 'start_at', 'end_at'])
+    .where('agent_id', '=', agentId)
+    .where('start_at', '<', startsBefore)
+    .where('start_at', '>', startsAfter)
+    .where('end_at', '>', endsAfter)
+    .where('status', '!=', 'cancelled')
+    .orderBy('start_at')
+    .orderBy('id'),
+);
+
+/** busyBookings (availability/repository.ts) of one agent, with no booking excluded. */
+export async function busyBookingsOfAgent(db: Db, agentId: number, range: Span): Promise<AgentBooking[]> {
+  const rows = await busyOfAgent.execute(db, agentId, isoOf(range.end), isoOf(range.start - LONGEST_BOOKING_MS), isoOf(range.start));
+  return rows.map((r) => ({ id: r.id, agentId: r.agent_id, serviceId: r.service_id, start: Date.parse(r.start_at), end: Date.parse(r.end_at) }));
 }
 
 /** The metadata of new bookings, in one statement. */

@@ -297,8 +297,14 @@ export async function freeCandidate(
   const day = daySpan(requested.date, options.context.timezone);
   const range = busyRangeOf(day, start, Math.max(...working.map((c) => c.durationMinutes)));
   const agentIds = working.map((c) => c.agentId);
+  const [only] = agentIds;
+  const stored = options.busy
+    ? options.busy(agentIds, range)
+    : only !== undefined && agentIds.length === 1 && excludeBookingId === undefined
+      ? repository.busyBookingsOfAgent(db, only, range)
+      : busyBookings(db, agentIds, range, excludeBookingId);
   const bookings = [
-    ...(await (options.busy ? options.busy(agentIds, range) : busyBookings(db, agentIds, range, excludeBookingId))),
+    ...(await stored),
     ...options.pending.filter((b) => agentIds.includes(b.agentId)),
   ];
   const bookingsOf = (agentId: number) => bookings.filter((b) => b.agentId === agentId);

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../../db/database.js';
+import { prepareQuery } from '../../db/prepared.js';
 import { nowIso } from '../../lib/time.js';
 
 export interface BookingOrderInput {
@@ -32,21 +33,15 @@ export interface NewBookingOrder {
   created_at: string;
 }
 
-/**
- * Contract §8: one order (open, not_paid, not_fulfilled) per booking to be written, for the
- * booking's price; ahead of the bookings, which name their order. One statement; the orders in
- * the order of `orders`.
- */
-export async function insertBookingOrders(trx: Db, orders: readonly { customerId: number; priceCents: number }[], at: string): Promise<NewBookingOrder[]> {
-  if (orders.length === 0) return [];
-  const rows = orders.map((order) => ({
-    confirmation_code: randomCode(10),
-    customer_id: order.customerId,
+function orderRow(confirmationCode: string, customerId: number, priceCents: number, at: string) {
+  return {
+    confirmation_code: confirmationCode,
+    customer_id: customerId,
     status: 'open' as const,
     payment_status: 'not_paid' as const,
     fulfillment_status: 'not_fulfilled' as const,
-    subtotal_cents: order.priceCents,
-    total_cents: order.priceCents,
+    subtotal_cents: priceCents,
+    total_cents: priceCents,
     tax_total_cents: 0,
     discount_total_cents: 0,
     coupon_code: null,
@@ -58,7 +53,29 @@ export async function insertBookingOrders(trx: Db, orders: readonly { customerId
     source_url: null,
     created_at: at,
     updated_at: at,
-  }));
+  };
+}
+
+// A single create writes one order, item and invoice: their inserts are prepared, as building an
+// insert of this many values costs more than running it.
+const insertOneOrder = prepareQuery((trx: Db, confirmationCode: string, customerId: number, priceCents: number, at: string) =>
+  trx.insertInto('orders').values(orderRow(confirmationCode, customerId, priceCents, at)).returning('id'),
+);
+
+/**
+ * Contract §8: one order (open, not_paid, not_fulfilled) per booking to be written, for the
+ * booking's price; ahead of the bookings, which name their order. One statement; the orders in
+ * the order of `orders`.
+ */
+export async function insertBookingOrders(trx: Db, orders: readonly { customerId: number; priceCents: number }[], at: string): Promise<NewBookingOrder[]> {
+  const [only] = orders;
+  if (!only) return [];
+  if (orders.length === 1) {
+    const code = randomCode(10);
+    const { id } = (await insertOneOrder.executeTakeFirst(trx, code, only.customerId, only.priceCents, at)) as { id: number };
+    return [{ id, confirmation_code: code, created_at: at }];
+  }
+  const rows = orders.map((order) => orderRow(randomCode(10), order.customerId, order.priceCents, at));
   const inserted = await trx.insertInto('orders').values(rows).returning(['id', 'confirmation_code']).execute();
   // The returned rows need not come in the order of the values; the codes are unique.
   const ids = new Map(inserted.map((row) => [row.confirmation_code, row.id]));
@@ -67,39 +84,59 @@ export async function insertBookingOrders(trx: Db, orders: readonly { customerId
 
 export type BookingItemInput = Omit<BookingOrderInput, 'customerId'> & { orderId: number };
 
+function orderItemRow(orderId: number, bookingId: number, itemData: string, priceCents: number, at: string) {
+  return {
+    order_id: orderId,
+    booking_id: bookingId,
+    variant: 'booking' as const,
+    item_data: itemData,
+    quantity: 1,
+    subtotal_cents: priceCents,
+    total_cents: priceCents,
+    created_at: at,
+    updated_at: at,
+  };
+}
+
+function invoiceRow(orderId: number, invoiceNumber: string, priceCents: number, at: string) {
+  return {
+    order_id: orderId,
+    invoice_number: invoiceNumber,
+    status: 'open' as const,
+    charge_amount_cents: priceCents,
+    payment_portion: 'full' as const,
+    due_at: null,
+    created_at: at,
+    updated_at: at,
+  };
+}
+
+const insertOneItem = prepareQuery((trx: Db, orderId: number, bookingId: number, itemData: string, priceCents: number, at: string) =>
+  trx.insertInto('order_items').values(orderItemRow(orderId, bookingId, itemData, priceCents, at)).returning('id'),
+);
+
+const insertOneInvoice = prepareQuery((trx: Db, orderId: number, invoiceNumber: string, priceCents: number, at: string) =>
+  trx.insertInto('invoices').values(invoiceRow(orderId, invoiceNumber, priceCents, at)).returning('id'),
+);
+
 /**
  * Contract §8: each booking's `booking` item in its order and one open invoice for the total, in
  * two statements; their ids in the order of `items`.
  */
 export async function insertBookingItems(trx: Db, items: readonly BookingItemInput[], at: string): Promise<{ orderItemId: number; invoiceId: number }[]> {
-  if (items.length === 0) return [];
+  const [only] = items;
+  if (!only) return [];
+  if (items.length === 1) {
+    const item = (await insertOneItem.executeTakeFirst(trx, only.orderId, only.bookingId, JSON.stringify(only.itemData), only.priceCents, at)) as { id: number };
+    const invoice = (await insertOneInvoice.executeTakeFirst(trx, only.orderId, `INV-${randomCode(10)}`, only.priceCents, at)) as { id: number };
+    return [{ orderItemId: item.id, invoiceId: invoice.id }];
+  }
   const insertedItems = await trx
     .insertInto('order_items')
-    .values(
-      items.map((item) => ({
-        order_id: item.orderId,
-        booking_id: item.bookingId,
-        variant: 'booking' as const,
-        item_data: JSON.stringify(item.itemData),
-        quantity: 1,
-        subtotal_cents: item.priceCents,
-        total_cents: item.priceCents,
-        created_at: at,
-        updated_at: at,
-      })),
-    )
+    .values(items.map((item) => orderItemRow(item.orderId, item.bookingId, JSON.stringify(item.itemData), item.priceCents, at)))
     .returning(['id', 'order_id'])
     .execute();
-  const invoices = items.map((item) => ({
-    order_id: item.orderId,
-    invoice_number: `INV-${randomCode(10)}`,
-    status: 'open' as const,
-    charge_amount_cents: item.priceCents,
-    payment_portion: 'full' as const,
-    due_at: null,
-    created_at: at,
-    updated_at: at,
-  }));
+  const invoices = items.map((item) => invoiceRow(item.orderId, `INV-${randomCode(10)}`, item.priceCents, at));
   const insertedInvoices = await trx.insertInto('invoices').values(invoices).returning(['id', 'invoice_number']).execute();
   // Each order here is new and gets one item; invoice numbers are unique.
   const itemIds = new Map(insertedItems.map((row) => [row.order_id, row.id]));

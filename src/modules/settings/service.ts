@@ -1,5 +1,6 @@
 import { isValidTimezone } from '../../config.js';
 import type { Db } from '../../db/database.js';
+import { prepareQuery } from '../../db/prepared.js';
 import { AppError } from '../../http/errors.js';
 import { nowIso } from '../../lib/time.js';
 import { DEFAULT_SITE_SCHEDULE, parseSchedule, SITE_SCHEDULE_KEY, type Schedule } from '../schedules/model.js';
@@ -67,8 +68,11 @@ export async function initialiseSettings(db: Db, siteTimezone: string): Promise<
     .execute();
 }
 
+// Every booking write reads them.
+const allSettings = prepareQuery((db: Db) => db.selectFrom('settings').select(['key', 'value']));
+
 async function storedSettings(db: Db): Promise<Map<string, string>> {
-  const rows = await db.selectFrom('settings').select(['key', 'value']).execute();
+  const rows = await allSettings.execute(db);
   return new Map(rows.map((r) => [r.key, r.value]));
 }
 

@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import type { Db, Dialect } from '../../db/database.js';
 import { lockedTransaction } from '../../db/transactions.js';
 import { AppError } from '../../http/errors.js';
+import { randomBase64url } from '../../lib/random.js';
 import { localDateTime, nowIso } from '../../lib/time.js';
 import { conflictOf, daySpan, isWithin, localInstant, workingSpans, type Span } from '../availability/engine.js';
 import {
@@ -483,7 +483,7 @@ function bookingRow(item: PreparedBooking, customerId: number, orderId: number, 
     price_cents: item.priceCents,
     notes: item.request.notes,
     customer_comment: null,
-    access_key: randomBytes(24).toString('base64url'),
+    access_key: randomBase64url(24),
     created_at: at,
     updated_at: at,
   };

@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import type { Db } from '../../db/database.js';
 import { prepareQuery } from '../../db/prepared.js';
+import { randomCharacters } from '../../lib/random.js';
 import { nowIso } from '../../lib/time.js';
 
 export interface BookingOrderInput {
@@ -19,11 +19,7 @@ export interface CreatedBookingOrder {
 
 /** Short, unambiguous, upper-case code (no 0/O, 1/I). */
 export function randomCode(length: number): string {
-  const alphabet = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
-  const bytes = randomBytes(length);
-  let code = '';
-  for (const byte of bytes) code += alphabet[byte % alphabet.length];
-  return code;
+  return randomCharacters(length, 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789');
 }
 
 /** A booking's new order, as the booking's representation shows it. */

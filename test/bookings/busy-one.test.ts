@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { busyBookings } from '../../src/modules/availability/repository.js';
-import { busyBookingsOfAgent } from '../../src/modules/bookings/repository.js';
+import { busyBookingsOfAgent } from '../../src/modules/availability/repository.js';
 import { insertAgent, insertBooking, insertCustomer, insertLocation, insertService } from '../fixtures.js';
 import { DIALECTS, useTestApp } from '../helper.js';
 

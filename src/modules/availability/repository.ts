@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
+import { prepareQuery } from '../../db/prepared.js';
 import type { BusyBooking, Span } from './engine.js';
 
 /**
@@ -114,6 +115,26 @@ export async function busyBookings(db: Db, agentIds: readonly number[], range: S
   return rows.map(agentBookingOf);
 }
 
+// A create that names its agent reads that agent's bookings: an `in` list cannot be prepared.
+const busyOfAgent = prepareQuery((db: Db, agentId: number, startsBefore: string, startsAfter: string, endsAfter: string) =>
+  db
+    .selectFrom('bookings')
+    .select(['id', 'agent_id', 'service_id', 'start_at', 'end_at'])
+    .where('agent_id', '=', agentId)
+    .where('start_at', '<', startsBefore)
+    .where('start_at', '>', startsAfter)
+    .where('end_at', '>', endsAfter)
+    .where('status', '!=', 'cancelled')
+    .orderBy('start_at')
+    .orderBy('id'),
+);
+
+/** busyBookings of one agent, with no booking excluded. */
+export async function busyBookingsOfAgent(db: Db, agentId: number, range: Span): Promise<AgentBooking[]> {
+  const rows = await busyOfAgent.execute(db, agentId, isoOf(range.end), isoOf(range.start - LONGEST_BOOKING_MS), isoOf(range.start));
+  return rows.map(agentBookingOf);
+}
+
 /** Whether busyBookings for `range` reads this booking (of one of its agents). */
 export function isBusyWithin(booking: Span, range: Span): boolean {
   return booking.start < range.end && booking.start > range.start - LONGEST_BOOKING_MS && booking.end > range.start;
@@ -172,10 +193,22 @@ export async function busyBookingsStarting(db: Db, agentIds: readonly number[], 
  * calls it in its own transaction, for the agent a booking leaves and the one it goes to, so that
  * no instance keeps serving busy times its version no longer describes.
  */
+// Most writes change one agent's bookings: that statement is compiled once.
+const bumpOne = prepareQuery((db: Db, agentId: number) =>
+  db
+    .insertInto('agent_busy_versions')
+    .values({ agent_id: agentId, version: 1 })
+    .onConflict((oc) => oc.column('agent_id').doUpdateSet({ version: (eb) => eb('agent_busy_versions.version', '+', 1) })),
+);
+
 export async function bumpBusyVersions(db: Db, agentIds: readonly number[]): Promise<void> {
   // Sorted: two transactions raising the same rows take their locks in the same order.
   const ids = [...new Set(agentIds)].sort((a, b) => a - b);
   if (ids.length === 0) return;
+  if (ids.length === 1) {
+    await bumpOne.execute(db, ids[0] as number);
+    return;
+  }
   await db
     .insertInto('agent_busy_versions')
     .values(ids.map((agent_id) => ({ agent_id, version: 1 })))

@@ -1,8 +1,7 @@
 import { sql, type Expression, type Insertable, type RawBuilder, type Selectable, type SqlBool, type Updateable } from 'kysely';
 import { dialectOfDb, type Db, type Dialect } from '../../db/database.js';
 import { prepareQuery } from '../../db/prepared.js';
-import type { Span } from '../availability/engine.js';
-import { bumpBusyVersions, isoOf, LONGEST_BOOKING_MS, type AgentBooking } from '../availability/repository.js';
+import { bumpBusyVersions } from '../availability/repository.js';
 import type { OrdersTable, TransactionsTable } from '../orders/table.js';
 import type { BookingMetaTable, BookingPaymentStatus, BookingsTable, BookingStatus } from './table.js';
 
@@ -114,26 +113,6 @@ export async function insertBookings(db: Db, rows: readonly NewBookingRow[]): Pr
   const ids = rows.length === 1 ? [await insertOne(db, only)] : await insertMany(db, rows);
   await bumpBusyVersions(db, rows.map((row) => row.agent_id));
   return ids;
-}
-
-// A create that names its agent reads that agent's bookings: an `in` list cannot be prepared.
-const busyOfAgent = prepareQuery((db: Db, agentId: number, startsBefore: string, startsAfter: string, endsAfter: string) =>
-  db
-    .selectFrom('bookings')
-    .select(['id', 'agent_id', 'service_id', 'start_at', 'end_at'])
-    .where('agent_id', '=', agentId)
-    .where('start_at', '<', startsBefore)
-    .where('start_at', '>', startsAfter)
-    .where('end_at', '>', endsAfter)
-    .where('status', '!=', 'cancelled')
-    .orderBy('start_at')
-    .orderBy('id'),
-);
-
-/** busyBookings (availability/repository.ts) of one agent, with no booking excluded. */
-export async function busyBookingsOfAgent(db: Db, agentId: number, range: Span): Promise<AgentBooking[]> {
-  const rows = await busyOfAgent.execute(db, agentId, isoOf(range.end), isoOf(range.start - LONGEST_BOOKING_MS), isoOf(range.start));
-  return rows.map((r) => ({ id: r.id, agentId: r.agent_id, serviceId: r.service_id, start: Date.parse(r.start_at), end: Date.parse(r.end_at) }));
 }
 
 /** The metadata of new bookings, in one statement. */

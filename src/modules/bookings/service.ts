@@ -6,6 +6,7 @@ import { localDateTime, nowIso } from '../../lib/time.js';
 import { conflictOf, daySpan, isWithin, localInstant, workingSpans, type Span } from '../availability/engine.js';
 import {
   busyBookings,
+  busyBookingsOfAgent,
   busyBookingsOfRanges,
   connectedAgents,
   isBusyWithin,
@@ -301,7 +302,7 @@ export async function freeCandidate(
   const stored = options.busy
     ? options.busy(agentIds, range)
     : only !== undefined && agentIds.length === 1 && excludeBookingId === undefined
-      ? repository.busyBookingsOfAgent(db, only, range)
+      ? busyBookingsOfAgent(db, only, range)
       : busyBookings(db, agentIds, range, excludeBookingId);
   const bookings = [
     ...(await stored),

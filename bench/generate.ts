@@ -3,6 +3,7 @@ import { DateTime } from 'luxon';
 import type { Db } from '../src/db/database.js';
 import { bumpBusyVersions } from '../src/modules/availability/repository.js';
 import { newCustomerRow } from '../src/modules/customers/repository.js';
+import { invoiceRow, orderItemRow, orderRow } from '../src/modules/orders/create.js';
 import { setSettings } from '../src/modules/settings/service.js';
 import { WEEKDAYS, type Schedule, type Weekly } from '../src/modules/schedules/model.js';
 import { writeSiteSchedule } from '../src/modules/schedules/repository.js';
@@ -13,6 +14,8 @@ export const DAY_START_HOUR = 8;
 export const DAY_END_HOUR = 20;
 const SLOTS_PER_DAY = (DAY_END_HOUR - DAY_START_HOUR) * 2;
 const BATCH = 500;
+/** Every generated booking's price, and so its order's, item's and invoice's. */
+const PRICE_CENTS = 4500;
 
 /** Agents who offer the same services, and only those. */
 export interface Team {
@@ -246,28 +249,7 @@ export async function insertBookings(
       const customerIds = chunk.map(() => catalog.customerIds[Math.floor(random() * catalog.customerIds.length)]!);
       const orders = await trx
         .insertInto('orders')
-        .values(
-          customerIds.map((customer_id) => ({
-            confirmation_code: code('OR'),
-            customer_id,
-            status: 'open' as const,
-            payment_status: 'not_paid' as const,
-            fulfillment_status: 'not_fulfilled' as const,
-            subtotal_cents: 4500,
-            total_cents: 4500,
-            tax_total_cents: 0,
-            discount_total_cents: 0,
-            coupon_code: null,
-            coupon_discount_cents: 0,
-            customer_comment: null,
-            notes: null,
-            ip_address: null,
-            source_id: null,
-            source_url: null,
-            created_at: at,
-            updated_at: at,
-          })),
-        )
+        .values(customerIds.map((customerId) => orderRow(code('OR'), customerId, PRICE_CENTS, at)))
         .returning('id')
         .execute();
       const rows = chunk.map(({ agentId, slot }, k) => {
@@ -295,7 +277,7 @@ export async function insertBookings(
           start_at: local.toUTC().toISO()!,
           end_at: end.toUTC().toISO()!,
           duration: 30,
-          price_cents: 4500,
+          price_cents: PRICE_CENTS,
           notes: null,
           customer_comment: null,
           access_key: randomBytes(16).toString('hex'),
@@ -308,34 +290,11 @@ export async function insertBookings(
       await bumpBusyVersions(trx, rows.map((r) => r.agent_id));
       await trx
         .insertInto('order_items')
-        .values(
-          bookings.map((b, k) => ({
-            order_id: orders[k]!.id,
-            booking_id: b.id,
-            variant: 'booking',
-            item_data: JSON.stringify({ booking_id: b.id }),
-            quantity: 1,
-            subtotal_cents: 4500,
-            total_cents: 4500,
-            created_at: at,
-            updated_at: at,
-          })),
-        )
+        .values(bookings.map((b, k) => orderItemRow(orders[k]!.id, b.id, JSON.stringify({ booking_id: b.id }), PRICE_CENTS, at)))
         .execute();
       await trx
         .insertInto('invoices')
-        .values(
-          orders.map((o) => ({
-            order_id: o.id,
-            invoice_number: code('INV-'),
-            status: 'open' as const,
-            charge_amount_cents: 4500,
-            payment_portion: 'full',
-            due_at: null,
-            created_at: at,
-            updated_at: at,
-          })),
-        )
+        .values(orders.map((o) => invoiceRow(o.id, code('INV-'), PRICE_CENTS, at)))
         .execute();
     });
     done += chunk.length;

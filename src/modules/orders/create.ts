@@ -29,7 +29,8 @@ export interface NewBookingOrder {
   created_at: string;
 }
 
-function orderRow(confirmationCode: string, customerId: number, priceCents: number, at: string) {
+/** An open, unpaid order for one booking's price (contract §8). */
+export function orderRow(confirmationCode: string, customerId: number, priceCents: number, at: string) {
   return {
     confirmation_code: confirmationCode,
     customer_id: customerId,
@@ -80,7 +81,7 @@ export async function insertBookingOrders(trx: Db, orders: readonly { customerId
 
 export type BookingItemInput = Omit<BookingOrderInput, 'customerId'> & { orderId: number };
 
-function orderItemRow(orderId: number, bookingId: number, itemData: string, priceCents: number, at: string) {
+export function orderItemRow(orderId: number, bookingId: number, itemData: string, priceCents: number, at: string) {
   return {
     order_id: orderId,
     booking_id: bookingId,
@@ -94,7 +95,7 @@ function orderItemRow(orderId: number, bookingId: number, itemData: string, pric
   };
 }
 
-function invoiceRow(orderId: number, invoiceNumber: string, priceCents: number, at: string) {
+export function invoiceRow(orderId: number, invoiceNumber: string, priceCents: number, at: string) {
   return {
     order_id: orderId,
     invoice_number: invoiceNumber,

@@ -2,11 +2,12 @@ import type { Static } from 'typebox';
 import type { App } from '../../app.js';
 import { AppError } from '../../http/errors.js';
 import { AUTH_ERRORS, errorResponses } from '../../http/schemas.js';
+import { getSettingsAndSchedule } from '../settings/service.js';
 import { BusyTimes } from './busy-times.js';
 import { datesBetween, daysBetweenInclusive, isCalendarDate, localClock, localTime } from './engine.js';
 import { findAgent, findLocation, findService } from './repository.js';
 import { AvailabilityQuery, AvailabilityResponse } from './schemas.js';
-import { cachedAvailabilityOfDays, loadCandidates, parseAgentChoice, slotContext } from './service.js';
+import { cachedAvailabilityOfDays, loadCandidates, parseAgentChoice, slotContextOf } from './service.js';
 
 /** Contract §5: a range over 62 days, counting both ends, is refused. */
 const MAX_RANGE_DAYS = 62;
@@ -82,11 +83,12 @@ export default async function availabilityRoutes(app: App): Promise<void> {
         throw new AppError('invalid_request', `Location ${query.location_id} does not exist`, { location_id: 'does not exist' });
       }
 
-      const context = await slotContext(app.db);
+      const { settings, schedule: site } = await getSettingsAndSchedule(app.db);
+      const context = slotContextOf(settings);
       // A disabled service has no free slots, like an inactive agent.
       const candidates =
         service.status === 'active'
-          ? await loadCandidates(app.db, service, {
+          ? await loadCandidates(app.db, service, site, {
               agentIds: agent === 'any' ? undefined : [agent],
               locationId: query.location_id,
               duration: query.duration,

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.js';
 import { AppError } from '../../http/errors.js';
-import { parseSchedule, readSiteSchedule, type Schedule, type Weekly } from '../schedules/model.js';
+import { parseSchedule, type Schedule, type Weekly } from '../schedules/model.js';
 import { getSettings, type SiteSettings } from '../settings/service.js';
 import type { BusyTimes, VersionedAgent } from './busy-times.js';
 import { daySpan, freeSlots, inZone, joinSlots, nextDate, slotAgent, workingSpans, type BusyBooking, type FreeSlot, type SlotAgent, type Span } from './engine.js';
@@ -58,10 +58,11 @@ export function candidateOf(row: ConnectionRow, site: Schedule, service: Service
   };
 }
 
-/** Active agents connected to the service (and to the location when given), by id. */
+/** Active agents connected to the service (and to the location when given), by id; `site`: the site schedule. */
 export async function loadCandidates(
   db: Db,
   service: ServiceRow,
+  site: Schedule,
   options: { agentIds?: readonly number[]; locationId?: number; duration?: number },
 ): Promise<VersionedCandidate[]> {
   let rows = (await connectedAgents(db, service.id, options.agentIds)).filter((r) => r.status === 'active');
@@ -69,7 +70,6 @@ export async function loadCandidates(
     const atLocation = await agentsAtLocation(db, options.locationId, rows.map((r) => r.id));
     rows = rows.filter((r) => atLocation.has(r.id));
   }
-  const site = await readSiteSchedule(db);
   return rows.map((row) => ({ ...candidateOf(row, site, service, options.duration), busyVersion: row.busy_version }));
 }
 

@@ -6,6 +6,7 @@ import * as repository from '../../src/modules/customers/repository.js';
 import { listCustomers } from '../../src/modules/customers/service.js';
 import { formatCents } from '../../src/lib/money.js';
 import { BOOKINGS_PER_CUSTOMER } from '../../src/modules/customers/schemas.js';
+import { orderRow } from '../../src/modules/orders/create.js';
 import { customerRow, insertAgent, insertLocation, insertService } from '../fixtures.js';
 import { DIALECTS, useTestApp, type Json } from '../helper.js';
 
@@ -113,24 +114,8 @@ describe.each(DIALECTS)('GET /customers over 10,000 customers (%s)', (dialect) =
       t.db,
       'orders',
       slots.map(({ customer_id, i, j }) => ({
-        confirmation_code: `SO${i}-${j}`,
-        customer_id,
-        status: 'open' as const,
+        ...orderRow(`SO${i}-${j}`, customer_id, 5000, AT),
         payment_status: j === 2 ? ('not_paid' as const) : ('fully_paid' as const),
-        fulfillment_status: 'not_fulfilled' as const,
-        subtotal_cents: 5000,
-        total_cents: 5000,
-        tax_total_cents: 0,
-        discount_total_cents: 0,
-        coupon_code: null,
-        coupon_discount_cents: 0,
-        customer_comment: null,
-        notes: null,
-        ip_address: null,
-        source_id: null,
-        source_url: null,
-        created_at: AT,
-        updated_at: AT,
       })),
     );
     const orderIds = new Map((await t.db.selectFrom('orders').select(['id', 'confirmation_code']).execute()).map((o) => [o.confirmation_code, o.id]));

@@ -1,4 +1,5 @@
 import type { Db } from '../../src/db/database.js';
+import { orderRow } from '../../src/modules/orders/create.js';
 
 /** Orders and payments as stored, for customer stats tests (their endpoints belong to another module). */
 const AT = '2026-01-01T00:00:00.000Z';
@@ -7,26 +8,7 @@ let sequence = 0;
 export async function insertOrder(db: Db, customerId: number): Promise<number> {
   const { id } = await db
     .insertInto('orders')
-    .values({
-      confirmation_code: `ORD${++sequence}-${customerId}-${Date.now()}`,
-      customer_id: customerId,
-      status: 'open',
-      payment_status: 'not_paid',
-      fulfillment_status: 'not_fulfilled',
-      subtotal_cents: 0,
-      total_cents: 0,
-      tax_total_cents: 0,
-      discount_total_cents: 0,
-      coupon_code: null,
-      coupon_discount_cents: 0,
-      customer_comment: null,
-      notes: null,
-      ip_address: null,
-      source_id: null,
-      source_url: null,
-      created_at: AT,
-      updated_at: AT,
-    })
+    .values(orderRow(`ORD${++sequence}-${customerId}-${Date.now()}`, customerId, 0, AT))
     .returning('id')
     .executeTakeFirstOrThrow();
   return id;

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, type PostgresPool, type PostgresPoolClient, type SqliteDatabase } from 'kysely';
+import { Kysely, PostgresAdapter, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import pg from 'pg';
 import type { IdempotencyKeysTable } from '../http/idempotency-table.js';
 import type { AdminSessionsTable } from '../modules/admin/table.js';
@@ -19,6 +19,8 @@ import type { InvoicesTable, OrderItemsTable, OrdersTable, TransactionsTable } f
 import type { SettingsTable } from '../modules/settings/table.js';
 import { startCheckpointer } from './checkpointer.js';
 import { preparedStatementName } from './prepared.js';
+import { GroupCommitDriver, groupCommitDialect } from './sqlite-driver.js';
+import { withStatementCache } from './statement-cache.js';
 import { withWriteScopes } from './write-scope.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -74,19 +76,29 @@ function sqliteFile(url: string): string {
   return url.slice('sqlite:'.length);
 }
 
-function openSqlite(url: string): SQLite.Database {
-  const file = sqliteFile(url);
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+/** A connection to the database file with what every connection of the service needs. */
+function connectSqlite(file: string): SQLite.Database {
   const database = new SQLite(file);
-  database.pragma('journal_mode = WAL');
-  // Writers in other processes (CLI, a second server) wait for the lock instead of failing at once.
+  // A read meets a lock only while another process recovers the log: it waits instead of failing.
   database.pragma('busy_timeout = 5000');
-  database.pragma('synchronous = NORMAL');
-  database.pragma('foreign_keys = ON');
   // SQLite's own lower() folds ASCII only; PostgreSQL's folds every script. Case-insensitive
   // searches must match the same rows on both engines ("émile" finds "Émile").
   database.function('lower', { deterministic: true }, (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value));
   return database;
+}
+
+/** The writing connection and, for a file, one for reads outside transactions (see GroupCommitDriver). */
+function openSqlite(file: string): { writer: SQLite.Database; reader: SQLite.Database | undefined } {
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  const writer = connectSqlite(file);
+  writer.pragma('journal_mode = WAL');
+  writer.pragma('synchronous = NORMAL');
+  writer.pragma('foreign_keys = ON');
+  // The writer waits for another process's write lock itself, without blocking the event loop.
+  writer.pragma('busy_timeout = 0');
+  // Each transaction of a group runs in a savepoint, whose journal SQLite would otherwise keep in a temporary file.
+  writer.pragma('temp_store = MEMORY');
+  return { writer, reader: file === ':memory:' ? undefined : connectSqlite(file) };
 }
 
 // COUNT(*) and SUM() of integers come back as int8; every such value here fits a JS number.
@@ -95,33 +107,6 @@ const pgTypes = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary'): unknown =>
     oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
-
-/** How many prepared statements a SQLite connection keeps; the service issues a few hundred distinct ones. */
-const STATEMENT_CACHE_SIZE = 500;
-
-/**
- * Kysely prepares every query anew, and compiling a statement costs SQLite more than running a
- * simple one. The same SQL text (parameters travel apart) reuses its prepared statement, least
- * recently used ones dropped beyond the cache size. Reuse is safe: Kysely runs one statement at a
- * time on the single connection, and SQLite re-prepares a statement by itself after a schema change.
- */
-export function withStatementCache(database: SQLite.Database, size: number = STATEMENT_CACHE_SIZE): SqliteDatabase {
-  const statements = new Map<string, SQLite.Statement>();
-  return {
-    close: () => database.close(),
-    prepare(source: string): SQLite.Statement {
-      let statement = statements.get(source);
-      if (statement) {
-        statements.delete(source);
-      } else {
-        statement = database.prepare(source);
-        if (statements.size >= size) statements.delete(statements.keys().next().value as string);
-      }
-      statements.set(source, statement);
-      return statement;
-    },
-  };
-}
 
 /**
  * PostgreSQL plans every statement it is sent unnamed, and planning a query that joins several
@@ -156,13 +141,16 @@ export interface OpenOptions {
 export function openDatabase(url: string, options: OpenOptions = {}): DatabaseHandle {
   const dialect = dialectOf(url);
   if (dialect === 'sqlite') {
-    const database = openSqlite(url);
     const file = sqliteFile(url);
+    const { writer, reader } = openSqlite(file);
     const checkpointer = options.backgroundCheckpoints && file !== ':memory:' ? startCheckpointer(file) : undefined;
-    if (checkpointer) database.pragma(`wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`);
-    const db = new Kysely<Database>({
-      dialect: withWriteScopes(new SqliteDialect({ database: withStatementCache(database) }), 'begin immediate'),
-    });
+    if (checkpointer) writer.pragma(`wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`);
+    const driver = () =>
+      new GroupCommitDriver(
+        { database: writer, statements: withStatementCache(writer) },
+        reader && { database: reader, statements: withStatementCache(reader) },
+      );
+    const db = new Kysely<Database>({ dialect: withWriteScopes(groupCommitDialect(driver)) });
     return {
       db,
       dialect,

@@ -6,7 +6,7 @@ import type { Db, Dialect } from './database.js';
  * until it commits, across every process on the same database, so that a check and the write it
  * guards cannot interleave with another writer of the same keys.
  *
- * SQLite: every transaction begins IMMEDIATE (see openDatabase), taking the database's single
+ * SQLite: every transaction holds the write lock from BEGIN IMMEDIATE on (see GroupCommitDriver), the database's single
  * write lock at once (waiting up to busy_timeout), which serialises all writers, a superset of
  * per-key locking.
  * PostgreSQL: a transaction-scoped advisory lock per key, taken in sorted order so that two

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import {
-  CompiledQuery,
+  type CompiledQuery,
   type DatabaseConnection,
   type Dialect as KyselyDialect,
   type Driver,
@@ -66,10 +66,7 @@ class ScopedConnection implements DatabaseConnection {
 class ScopedDriver implements Driver {
   private readonly connections = new WeakMap<DatabaseConnection, ScopedConnection>();
 
-  constructor(
-    private readonly inner: Driver,
-    private readonly begin: CompiledQuery | undefined,
-  ) {}
+  constructor(private readonly inner: Driver) {}
 
   init(): Promise<void> {
     return this.inner.init();
@@ -86,8 +83,7 @@ class ScopedDriver implements Driver {
   }
 
   async beginTransaction(connection: ScopedConnection, settings: TransactionSettings): Promise<void> {
-    if (this.begin) await connection.inner.executeQuery(this.begin);
-    else await this.inner.beginTransaction(connection.inner, settings);
+    await this.inner.beginTransaction(connection.inner, settings);
     connection.inTransaction = true;
     connection.wrote = false;
   }
@@ -128,16 +124,11 @@ class ScopedDriver implements Driver {
   }
 }
 
-/**
- * The dialect with write scopes. `begin` replaces the dialect's own BEGIN: SQLite's must be
- * BEGIN IMMEDIATE, which takes the write lock at once (waiting busy_timeout for it) where a
- * deferred transaction would fail outright on upgrading to write past another process's commit.
- */
-export function withWriteScopes(dialect: KyselyDialect, begin?: string): KyselyDialect {
-  const beginQuery = begin === undefined ? undefined : CompiledQuery.raw(begin);
+/** The dialect with write scopes. */
+export function withWriteScopes(dialect: KyselyDialect): KyselyDialect {
   return {
     createAdapter: () => dialect.createAdapter(),
-    createDriver: () => new ScopedDriver(dialect.createDriver(), beginQuery),
+    createDriver: () => new ScopedDriver(dialect.createDriver()),
     createQueryCompiler: () => dialect.createQueryCompiler(),
     createIntrospector: (db) => dialect.createIntrospector(db),
   };

@@ -1,6 +1,6 @@
 import SQLite from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { withStatementCache } from '../../src/db/database.js';
+import { withStatementCache } from '../../src/db/statement-cache.js';
 
 // The statement cache is a SQLite matter only: PostgreSQL goes through pg, which prepares nothing here.
 describe('SQLite prepared-statement cache', () => {

@@ -1,0 +1,298 @@
+import type SQLite from 'better-sqlite3';
+import {
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  type CompiledQuery,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type QueryResult,
+} from 'kysely';
+import type { StatementCache } from './statement-cache.js';
+
+/** Transactions committed together at most; a longer queue starts a new group. */
+export const MAX_GROUP_MEMBERS = 64;
+
+const MEMBER = 'bk_member';
+
+/** How long a transaction waits for the write lock held by another process (as busy_timeout would). */
+export const LOCK_WAIT_MS = 5000;
+/** Pauses between attempts at the lock, growing as SQLite's own busy handler's do. */
+const LOCK_RETRY_MS = [1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100];
+
+/** First come, first served: the writing connection runs one transaction at a time. */
+class Mutex {
+  private locked = false;
+  private readonly waiting: (() => void)[] = [];
+
+  lock(): Promise<void> {
+    if (!this.locked) {
+      this.locked = true;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  unlock(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.locked = false;
+  }
+}
+
+/** Transactions that have done their work in one open SQLite transaction and wait for its COMMIT. */
+class Group {
+  members = 0;
+  flushScheduled = false;
+  readonly committed: Promise<void>;
+  resolve!: () => void;
+  reject!: (error: unknown) => void;
+
+  constructor() {
+    this.committed = new Promise<void>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+    // Members that failed on their own do not wait for the outcome; nobody may be listening.
+    this.committed.catch(() => undefined);
+  }
+}
+
+export interface SqliteConnection {
+  database: SQLite.Database;
+  statements: StatementCache;
+}
+
+class GroupConnection implements DatabaseConnection {
+  /** True from BEGIN until this transaction's savepoint is released or rolled back. */
+  inTransaction = false;
+
+  constructor(private readonly driver: GroupCommitDriver) {}
+
+  executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    return this.driver.execute<R>(this, query);
+  }
+
+  async *streamQuery<R>(query: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
+    yield await this.executeQuery<R>(query);
+  }
+}
+
+function run<R>(statement: SQLite.Statement, parameters: readonly unknown[]): QueryResult<R> {
+  if (statement.reader) return { rows: statement.all(parameters) as R[] };
+  const { changes, lastInsertRowid } = statement.run(parameters);
+  return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
+}
+
+/**
+ * SQLite with group commit and a connection of its own for reads.
+ *
+ * A COMMIT costs SQLite more than the statements of a booking write: it appends every page the
+ * transaction changed to the log. Transactions that arrive while one is open therefore run one
+ * after the other inside the same SQLite transaction, each in a savepoint (a failing one rolls
+ * back only its own work), and one COMMIT at the end of the event-loop turn ends them all.
+ * Each still holds the single write lock from its first statement to its last, so writers stay
+ * serialised exactly as before, across processes too (BEGIN IMMEDIATE). A transaction reports
+ * success only once its group has committed; if the COMMIT fails, every member fails with it.
+ *
+ * Statements outside a transaction that only read go to a second connection, which sees
+ * committed data only and never waits for a writer. A write outside a transaction is a
+ * transaction of its own. An in-memory database has one connection and commits every transaction
+ * on its own, reads waiting for the write lock, so that nothing reads uncommitted work.
+ */
+export class GroupCommitDriver implements Driver {
+  private readonly writeLock = new Mutex();
+  private group: Group | undefined;
+
+  private readonly writer: SQLite.Database;
+  private readonly writerStatements: StatementCache;
+
+  constructor(
+    writer: SqliteConnection,
+    private readonly reader: SqliteConnection | undefined,
+  ) {
+    this.writer = writer.database;
+    this.writerStatements = writer.statements;
+  }
+
+  init(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  acquireConnection(): Promise<GroupConnection> {
+    return Promise.resolve(new GroupConnection(this));
+  }
+
+  async beginTransaction(connection: GroupConnection): Promise<void> {
+    await this.writeLock.lock();
+    try {
+      if (this.group && this.group.members >= MAX_GROUP_MEMBERS) this.commitGroup();
+      if (!this.group) {
+        await this.beginImmediate();
+        this.group = new Group();
+      }
+      this.exec(`savepoint ${MEMBER}`);
+      this.group.members += 1;
+    } catch (error) {
+      // A group left open without a member would wait for a COMMIT nobody schedules.
+      if (this.group && (this.group.members === 0 || !this.writer.inTransaction)) this.failGroup(error);
+      this.writeLock.unlock();
+      throw error;
+    }
+    connection.inTransaction = true;
+  }
+
+  /**
+   * Takes SQLite's write lock, waiting for another process that holds it without blocking the
+   * event loop as SQLite's own busy wait would: reads go on meanwhile, and a holder in this
+   * same process (a second instance in tests) can reach its COMMIT.
+   */
+  private async beginImmediate(): Promise<void> {
+    const started = Date.now();
+    for (let attempt = 0; ; attempt++) {
+      try {
+        this.exec('begin immediate');
+        return;
+      } catch (error) {
+        const busy = (error as { code?: unknown }).code === 'SQLITE_BUSY';
+        if (!busy || Date.now() - started >= LOCK_WAIT_MS) throw error;
+      }
+      await new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_MS[Math.min(attempt, LOCK_RETRY_MS.length - 1)]));
+    }
+  }
+
+  async commitTransaction(connection: GroupConnection): Promise<void> {
+    const group = this.group!;
+    // A failing RELEASE leaves the transaction open: Kysely rolls it back next.
+    this.exec(`release ${MEMBER}`);
+    connection.inTransaction = false;
+    this.leave(group);
+    await group.committed;
+  }
+
+  async rollbackTransaction(connection: GroupConnection): Promise<void> {
+    // Nothing is open when the transaction failed at its group's COMMIT.
+    if (!connection.inTransaction) return;
+    connection.inTransaction = false;
+    const group = this.group!;
+    try {
+      // SQLite ends the whole transaction by itself on some errors (disk full, I/O): then the
+      // work of every member of the group is gone.
+      if (!this.writer.inTransaction) throw new Error('SQLite rolled back the transaction');
+      this.exec(`rollback to ${MEMBER}`);
+      this.exec(`release ${MEMBER}`);
+    } catch (error) {
+      this.failGroup(error);
+    }
+    this.leave(group);
+    // What made this transaction fail may be work of its group not yet committed: answer only
+    // once that work is either committed or known lost.
+    await group.committed.catch(() => undefined);
+  }
+
+  releaseConnection(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  async destroy(): Promise<void> {
+    await this.writeLock.lock();
+    if (this.group) this.commitGroup();
+    this.reader?.database.close();
+    this.writer.close();
+  }
+
+  async execute<R>(connection: GroupConnection, query: CompiledQuery): Promise<QueryResult<R>> {
+    if (connection.inTransaction) return run<R>(this.writerStatements.prepare(query.sql), query.parameters);
+    if (this.reader) {
+      const statement = this.reader.statements.prepare(query.sql);
+      if (statement.readonly) return run<R>(statement, query.parameters);
+    } else if (this.writerStatements.prepare(query.sql).readonly) {
+      return this.readUnderWriteLock(query);
+    }
+    return this.runAlone(query);
+  }
+
+  private async runAlone<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    const connection = new GroupConnection(this);
+    await this.beginTransaction(connection);
+    let result: QueryResult<R>;
+    try {
+      result = await this.execute<R>(connection, query);
+    } catch (error) {
+      await this.rollbackTransaction(connection);
+      throw error;
+    }
+    await this.commitTransaction(connection);
+    return result;
+  }
+
+  private async readUnderWriteLock<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    await this.writeLock.lock();
+    try {
+      return run<R>(this.writerStatements.prepare(query.sql), query.parameters);
+    } finally {
+      this.writeLock.unlock();
+    }
+  }
+
+  /** A member is done with the write lock: its group commits at the end of this event-loop turn. */
+  private leave(group: Group): void {
+    if (!this.reader) {
+      if (this.group === group) this.commitGroup();
+    } else if (this.group === group && !group.flushScheduled) {
+      group.flushScheduled = true;
+      setImmediate(() => void this.flush(group));
+    }
+    this.writeLock.unlock();
+  }
+
+  private async flush(group: Group): Promise<void> {
+    await this.writeLock.lock();
+    try {
+      if (this.group === group) this.commitGroup();
+    } finally {
+      this.writeLock.unlock();
+    }
+  }
+
+  /** Ends the open group with COMMIT; the caller holds the write lock. */
+  private commitGroup(): void {
+    try {
+      this.exec('commit');
+    } catch (error) {
+      this.failGroup(error);
+      return;
+    }
+    const group = this.group!;
+    this.group = undefined;
+    group.resolve();
+  }
+
+  private failGroup(error: unknown): void {
+    const group = this.group!;
+    this.group = undefined;
+    if (this.writer.inTransaction) {
+      try {
+        this.exec('rollback');
+      } catch {
+        // Rolled back already by SQLite, or the connection is gone: either way nothing of it stays.
+      }
+    }
+    group.reject(error);
+  }
+
+  private exec(sql: string): void {
+    this.writerStatements.prepare(sql).run();
+  }
+}
+
+/** Kysely's SQLite dialect on a GroupCommitDriver. */
+export function groupCommitDialect(createDriver: () => GroupCommitDriver): Dialect {
+  return {
+    createAdapter: () => new SqliteAdapter(),
+    createDriver,
+    createQueryCompiler: () => new SqliteQueryCompiler(),
+    createIntrospector: (db) => new SqliteIntrospector(db),
+  };
+}

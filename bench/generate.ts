@@ -287,7 +287,7 @@ export async function insertBookings(
       });
       const bookings = await trx.insertInto('bookings').values(rows).returning('id').execute();
       // As the bookings repository does: a running service sees these agents' busy times change.
-      await bumpBusyVersions(trx, rows.map((r) => r.agent_id));
+      await bumpBusyVersions(trx, rows);
       await trx
         .insertInto('order_items')
         .values(bookings.map((b, k) => orderItemRow(orders[k]!.id, b.id, JSON.stringify({ booking_id: b.id }), PRICE_CENTS, at)))

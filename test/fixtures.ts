@@ -119,12 +119,17 @@ export async function insertBooking(
   values: Row<'bookings'> = {},
 ): Promise<number> {
   const n = next();
+  const row = {
+    agent_id: refs.agentId,
+    start_at: '2030-01-07T10:00:00.000Z',
+    end_at: '2030-01-07T11:00:00.000Z',
+    ...values,
+  };
   const id = await insert(db, 'bookings', {
     booking_code: `BK${n}${Date.now()}`,
     status: 'approved',
     payment_status: 'not_paid',
     service_id: refs.serviceId,
-    agent_id: refs.agentId,
     location_id: refs.locationId,
     customer_id: refs.customerId,
     order_id: null,
@@ -133,8 +138,6 @@ export async function insertBooking(
     end_date: '2030-01-07',
     end_time: '11:00',
     timezone: 'UTC',
-    start_at: '2030-01-07T10:00:00.000Z',
-    end_at: '2030-01-07T11:00:00.000Z',
     duration: 60,
     price_cents: 5000,
     notes: null,
@@ -142,8 +145,8 @@ export async function insertBooking(
     access_key: `key${n}`,
     created_at: AT,
     updated_at: AT,
-    ...values,
+    ...row,
   });
-  await bumpBusyVersions(db, [values.agent_id ?? refs.agentId]);
+  await bumpBusyVersions(db, [row]);
   return id;
 }

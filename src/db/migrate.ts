@@ -12,6 +12,7 @@ import * as bookingsBusyIndex from './migrations/0010_bookings_busy_index.js';
 import * as customerListOrder from './migrations/0011_customer_list_order.js';
 import * as transactionsBookingIndex from './migrations/0012_transactions_booking_index.js';
 import * as agentBusyVersions from './migrations/0013_agent_busy_versions.js';
+import * as agentLongestBooking from './migrations/0014_agent_longest_booking.js';
 
 type DialectMigration = { up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void> };
 
@@ -29,6 +30,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0011_customer_list_order': customerListOrder,
   '0012_transactions_booking_index': transactionsBookingIndex,
   '0013_agent_busy_versions': agentBusyVersions,
+  '0014_agent_longest_booking': agentLongestBooking,
 };
 
 class InCodeProvider implements MigrationProvider {

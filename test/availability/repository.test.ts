@@ -1,6 +1,8 @@
-import { CompiledQuery, sql } from 'kysely';
+import { CompiledQuery, sql, type Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { busyBookings, busyBookingsQuery } from '../../src/modules/availability/repository.js';
+import { recordLongestBookings } from '../../src/db/migrations/0014_agent_longest_booking.js';
+import { busyBookings, busyBookingsOfAgent, busyBookingsOfRanges, busyBookingsQuery } from '../../src/modules/availability/repository.js';
+import { deleteBookingRows, updateBookingRow } from '../../src/modules/bookings/repository.js';
 import { insertAgent, insertBooking, insertCustomer, insertLocation, insertService } from '../fixtures.js';
 import { DIALECTS, useTestApp } from '../helper.js';
 
@@ -49,5 +51,63 @@ describe.each(DIALECTS)('bookings near a range (%s)', (dialect) => {
       expect(text).toMatch(/Index (Only )?Scan using bookings_agent_busy/);
       expect(text).toMatch(/Index Cond: \(\(agent_id = \d+\) AND \(start_at < '2030-01-08T00:00:00.000Z'::text\) AND \(start_at > '2030-01-05T22:00:00.000Z'::text\)/);
     }
+  });
+});
+
+describe.each(DIALECTS)('how far back a check under an agent’s lock reads (%s)', (dialect) => {
+  const t = useTestApp(dialect);
+
+  async function refs() {
+    const agentId = await insertAgent(t.db);
+    return { agentId, serviceId: await insertService(t.db), locationId: await insertLocation(t.db), customerId: await insertCustomer(t.db) };
+  }
+  const span = (startIso: string, hours: number) => ({ start_at: startIso, end_at: new Date(Date.parse(startIso) + hours * H).toISOString() });
+  const longestOf = async (agentId: number) =>
+    (await t.db.selectFrom('agent_busy_versions').select('longest_booking_ms').where('agent_id', '=', agentId).executeTakeFirst())?.longest_booking_ms;
+  const halfHourAt = (iso: string) => ({ start: Date.parse(iso), end: Date.parse(iso) + H / 2 });
+
+  it('as far as the agent’s longest booking: one that began hours before the range is found', async () => {
+    const r = await refs();
+    await insertBooking(t.db, r, span('2030-01-06T20:00:00.000Z', 1));
+    const long = await insertBooking(t.db, r, span('2030-01-07T06:00:00.000Z', 10));
+    expect(await longestOf(r.agentId)).toBe(10 * H);
+    const range = halfHourAt('2030-01-07T15:00:00.000Z');
+    expect((await busyBookingsOfAgent(t.db, r.agentId, range)).map((b) => b.id)).toEqual([long]);
+    expect((await busyBookings(t.db, [r.agentId], range)).map((b) => b.id)).toEqual([long]);
+    expect((await busyBookingsOfRanges(t.db, [{ agentId: r.agentId, range }])).map((b) => b.id)).toEqual([long]);
+  });
+
+  it('raised by every write that lengthens a booking, never lowered', async () => {
+    const r = await refs();
+    const id = await insertBooking(t.db, r, span('2030-01-07T10:00:00.000Z', 1));
+    expect(await longestOf(r.agentId)).toBe(H);
+    await updateBookingRow(t.db, id, span('2030-01-07T09:00:00.000Z', 3));
+    expect(await longestOf(r.agentId)).toBe(3 * H);
+    await updateBookingRow(t.db, id, span('2030-01-07T09:00:00.000Z', 0.5));
+    await deleteBookingRows(t.db, id);
+    expect(await longestOf(r.agentId)).toBe(3 * H);
+    // A booking given to another agent raises that agent's bound too.
+    const other = await insertAgent(t.db);
+    const moved = await insertBooking(t.db, r, span('2030-01-08T08:00:00.000Z', 5));
+    await updateBookingRow(t.db, moved, { agent_id: other });
+    expect(await longestOf(other)).toBe(5 * H);
+  });
+
+  it('a whole day for an agent with no busy-time row', async () => {
+    const r = await refs();
+    const long = await insertBooking(t.db, r, span('2030-01-07T02:00:00.000Z', 20));
+    await t.db.deleteFrom('agent_busy_versions').where('agent_id', '=', r.agentId).execute();
+    expect((await busyBookingsOfAgent(t.db, r.agentId, halfHourAt('2030-01-07T21:00:00.000Z'))).map((b) => b.id)).toEqual([long]);
+  });
+
+  it('migration 0014 records each agent’s longest booking from the bookings already written', async () => {
+    const r = await refs();
+    const other = await insertAgent(t.db);
+    await insertBooking(t.db, r, span('2030-01-07T02:00:00.000Z', 2));
+    await insertBooking(t.db, r, span('2030-01-08T02:00:00.000Z', 7));
+    await insertBooking(t.db, { ...r, agentId: other }, span('2030-01-07T02:00:00.000Z', 4));
+    await t.db.deleteFrom('agent_busy_versions').where('agent_id', 'in', [r.agentId, other]).execute();
+    await recordLongestBookings(t.db as unknown as Kysely<unknown>);
+    expect([await longestOf(r.agentId), await longestOf(other)]).toEqual([7 * H, 4 * H]);
   });
 });

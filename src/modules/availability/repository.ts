@@ -1,5 +1,5 @@
-import { sql } from 'kysely';
-import type { Db } from '../../db/database.js';
+import { sql, type OnConflictBuilder } from 'kysely';
+import type { Database, Db } from '../../db/database.js';
 import { prepareQuery } from '../../db/prepared.js';
 import type { BusyBooking, Span } from './engine.js';
 
@@ -7,7 +7,8 @@ import type { BusyBooking, Span } from './engine.js';
  * Every booking lies inside one working period of one local day (create and reschedule check
  * it), so none lasts longer than a 25-hour DST day. Bounding start_at from below by this lets
  * the (agent_id, start_at) index read only the bookings near the asked range, not an agent's
- * whole history.
+ * whole history. Checks under an agent's lock bound it tighter, by the agent's longest booking
+ * (longestBookingMs).
  */
 export const LONGEST_BOOKING_MS = 26 * 3_600_000;
 
@@ -88,17 +89,35 @@ export interface AgentBooking extends BusyBooking {
 }
 
 /**
+ * The longest any booking of these agents spans, in ms, as the agents' busy-time rows record it
+ * (raised in the transaction of every booking write, see bumpBusyVersions). Read in the
+ * transaction that holds the agents' locks, it bounds every booking a check must see; an agent
+ * without a row falls back to the longest possible booking.
+ */
+export async function longestBookingMs(db: Db, agentIds: readonly number[]): Promise<number> {
+  const [only] = agentIds;
+  if (only === undefined) return 0;
+  if (agentIds.length === 1) return (await longestOfAgent.executeTakeFirst(db, only))?.longest_booking_ms ?? LONGEST_BOOKING_MS;
+  const rows = await db.selectFrom('agent_busy_versions').select('longest_booking_ms').where('agent_id', 'in', [...agentIds]).execute();
+  return rows.length < new Set(agentIds).size ? LONGEST_BOOKING_MS : Math.max(...rows.map((r) => r.longest_booking_ms));
+}
+
+const longestOfAgent = prepareQuery((db: Db, agentId: number) =>
+  db.selectFrom('agent_busy_versions').select('longest_booking_ms').where('agent_id', '=', agentId),
+);
+
+/**
  * The bookings of these agents that occupy time (not cancelled) and overlap `range`, except
  * `excludeId` (the booking being changed). Served by the (agent_id, start_at) index, bounded on
- * both sides.
+ * both sides: none of them starts `lookbackMs` or more before the range.
  */
-export function busyBookingsQuery(db: Db, agentIds: readonly number[], range: Span, excludeId?: number) {
+export function busyBookingsQuery(db: Db, agentIds: readonly number[], range: Span, excludeId?: number, lookbackMs: number = LONGEST_BOOKING_MS) {
   let query = db
     .selectFrom('bookings')
     .select(['id', 'agent_id', 'service_id', 'start_at', 'end_at'])
     .where('agent_id', 'in', agentIds.length > 0 ? [...agentIds] : [0])
     .where('start_at', '<', isoOf(range.end))
-    .where('start_at', '>', isoOf(range.start - LONGEST_BOOKING_MS))
+    .where('start_at', '>', isoOf(range.start - lookbackMs))
     .where('end_at', '>', isoOf(range.start))
     .where('status', '!=', 'cancelled');
   if (excludeId !== undefined) query = query.where('id', '!=', excludeId);
@@ -109,9 +128,10 @@ function agentBookingOf(r: { id: number; agent_id: number; service_id: number; s
   return { id: r.id, agentId: r.agent_id, serviceId: r.service_id, start: Date.parse(r.start_at), end: Date.parse(r.end_at) };
 }
 
+/** busyBookingsQuery's bookings, read under the agents' locks: bounded by their longest booking. */
 export async function busyBookings(db: Db, agentIds: readonly number[], range: Span, excludeId?: number): Promise<AgentBooking[]> {
   if (agentIds.length === 0) return [];
-  const rows = await busyBookingsQuery(db, agentIds, range, excludeId).execute();
+  const rows = await busyBookingsQuery(db, agentIds, range, excludeId, await longestBookingMs(db, agentIds)).execute();
   return rows.map(agentBookingOf);
 }
 
@@ -131,13 +151,14 @@ const busyOfAgent = prepareQuery((db: Db, agentId: number, startsBefore: string,
 
 /** busyBookings of one agent, with no booking excluded. */
 export async function busyBookingsOfAgent(db: Db, agentId: number, range: Span): Promise<AgentBooking[]> {
-  const rows = await busyOfAgent.execute(db, agentId, isoOf(range.end), isoOf(range.start - LONGEST_BOOKING_MS), isoOf(range.start));
+  const lookback = await longestBookingMs(db, [agentId]);
+  const rows = await busyOfAgent.execute(db, agentId, isoOf(range.end), isoOf(range.start - lookback), isoOf(range.start));
   return rows.map(agentBookingOf);
 }
 
-/** Whether busyBookings for `range` reads this booking (of one of its agents). */
+/** Whether busyBookings for `range` may read this booking (of one of its agents): every one that overlaps it. */
 export function isBusyWithin(booking: Span, range: Span): boolean {
-  return booking.start < range.end && booking.start > range.start - LONGEST_BOOKING_MS && booking.end > range.start;
+  return booking.start < range.end && booking.end > range.start;
 }
 
 /**
@@ -146,6 +167,7 @@ export function isBusyWithin(booking: Span, range: Span): boolean {
  */
 export async function busyBookingsOfRanges(db: Db, wanted: readonly { agentId: number; range: Span }[]): Promise<AgentBooking[]> {
   if (wanted.length === 0) return [];
+  const lookback = await longestBookingMs(db, [...new Set(wanted.map((w) => w.agentId))]);
   const rows = await db
     .selectFrom('bookings')
     .select(['id', 'agent_id', 'service_id', 'start_at', 'end_at'])
@@ -155,7 +177,7 @@ export async function busyBookingsOfRanges(db: Db, wanted: readonly { agentId: n
           eb.and([
             eb('agent_id', '=', agentId),
             eb('start_at', '<', isoOf(range.end)),
-            eb('start_at', '>', isoOf(range.start - LONGEST_BOOKING_MS)),
+            eb('start_at', '>', isoOf(range.start - lookback)),
             eb('end_at', '>', isoOf(range.start)),
           ]),
         ),
@@ -188,30 +210,51 @@ export async function busyBookingsStarting(db: Db, agentIds: readonly number[], 
   return rows.map(agentBookingOf);
 }
 
+/** What a booking write tells the agent's busy-time row: whose booking, and the time it spans. */
+export type BookingSpan = { agent_id: number; start_at: string; end_at: string };
+
 /**
- * Raises the busy-time version of each agent (migration 0013). Every write of bookings rows
- * calls it in its own transaction, for the agent a booking leaves and the one it goes to, so that
- * no instance keeps serving busy times its version no longer describes.
+ * Raises the busy-time version of each agent (migration 0013) and, to at least each booking's
+ * span, the agent's longest booking (migration 0014). Every write of bookings rows calls it in
+ * its own transaction with the rows as they were and as they are, so that no instance keeps
+ * serving busy times its version no longer describes, and no check under the agent's lock
+ * looks back less far than the agent's longest booking.
  */
 // Most writes change one agent's bookings: that statement is compiled once.
-const bumpOne = prepareQuery((db: Db, agentId: number) =>
+const bumpOne = prepareQuery((db: Db, agentId: number, spanMs: number) =>
   db
     .insertInto('agent_busy_versions')
-    .values({ agent_id: agentId, version: 1 })
-    .onConflict((oc) => oc.column('agent_id').doUpdateSet({ version: (eb) => eb('agent_busy_versions.version', '+', 1) })),
+    .values({ agent_id: agentId, version: 1, longest_booking_ms: spanMs })
+    .onConflict(raiseExisting),
 );
 
-export async function bumpBusyVersions(db: Db, agentIds: readonly number[]): Promise<void> {
+/** On an agent's existing row: the next version, and the longer of the two longest bookings. */
+function raiseExisting(oc: OnConflictBuilder<Database, 'agent_busy_versions'>) {
+  return oc.column('agent_id').doUpdateSet((eb) => ({
+    version: eb('agent_busy_versions.version', '+', 1),
+    longest_booking_ms: eb
+      .case()
+      .when('excluded.longest_booking_ms', '>', eb.ref('agent_busy_versions.longest_booking_ms'))
+      .then(eb.ref('excluded.longest_booking_ms'))
+      .else(eb.ref('agent_busy_versions.longest_booking_ms'))
+      .end(),
+  }));
+}
+
+export async function bumpBusyVersions(db: Db, bookings: readonly BookingSpan[]): Promise<void> {
+  const longest = new Map<number, number>();
+  for (const b of bookings) longest.set(b.agent_id, Math.max(longest.get(b.agent_id) ?? 0, Date.parse(b.end_at) - Date.parse(b.start_at)));
   // Sorted: two transactions raising the same rows take their locks in the same order.
-  const ids = [...new Set(agentIds)].sort((a, b) => a - b);
-  if (ids.length === 0) return;
-  if (ids.length === 1) {
-    await bumpOne.execute(db, ids[0] as number);
+  const rows = [...longest].sort(([a], [b]) => a - b).map(([agent_id, spanMs]) => ({ agent_id, version: 1, longest_booking_ms: spanMs }));
+  const [only] = rows;
+  if (!only) return;
+  if (rows.length === 1) {
+    await bumpOne.execute(db, only.agent_id, only.longest_booking_ms);
     return;
   }
   await db
     .insertInto('agent_busy_versions')
-    .values(ids.map((agent_id) => ({ agent_id, version: 1 })))
-    .onConflict((oc) => oc.column('agent_id').doUpdateSet({ version: (eb) => eb('agent_busy_versions.version', '+', 1) }))
+    .values(rows)
+    .onConflict(raiseExisting)
     .execute();
 }

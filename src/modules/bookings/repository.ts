@@ -111,7 +111,7 @@ export async function insertBookings(db: Db, rows: readonly NewBookingRow[]): Pr
   const [only] = rows;
   if (!only) return [];
   const ids = rows.length === 1 ? [await insertOne(db, only)] : await insertMany(db, rows);
-  await bumpBusyVersions(db, rows.map((row) => row.agent_id));
+  await bumpBusyVersions(db, rows);
   return ids;
 }
 
@@ -126,18 +126,19 @@ export function findBooking(db: Db, id: number) {
 export type BookingRow = NonNullable<Awaited<ReturnType<typeof findBooking>>>;
 
 export async function updateBookingRow(db: Db, id: number, values: Updateable<BookingsTable>): Promise<void> {
-  const before = await db.selectFrom('bookings').select('agent_id').where('id', '=', id).executeTakeFirst();
+  const before = await db.selectFrom('bookings').select(['agent_id', 'start_at', 'end_at']).where('id', '=', id).executeTakeFirst();
   if (!before) return;
   await db.updateTable('bookings').set(values).where('id', '=', id).execute();
-  await bumpBusyVersions(db, [before.agent_id, values.agent_id ?? before.agent_id]);
+  const after = { agent_id: values.agent_id ?? before.agent_id, start_at: values.start_at ?? before.start_at, end_at: values.end_at ?? before.end_at };
+  await bumpBusyVersions(db, [before, after]);
 }
 
 /** The booking and its order item go together; its order, invoices and payments stay on record. */
 export async function deleteBookingRows(db: Db, id: number): Promise<void> {
   await db.deleteFrom('order_items').where('booking_id', '=', id).where('variant', '=', 'booking').execute();
   await db.deleteFrom('booking_meta').where('booking_id', '=', id).execute();
-  const deleted = await db.deleteFrom('bookings').where('id', '=', id).returning('agent_id').executeTakeFirst();
-  if (deleted) await bumpBusyVersions(db, [deleted.agent_id]);
+  const deleted = await db.deleteFrom('bookings').where('id', '=', id).returning(['agent_id', 'start_at', 'end_at']).executeTakeFirst();
+  if (deleted) await bumpBusyVersions(db, [deleted]);
 }
 
 /** Sets each key with a string value and removes each key set to null. */

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
-import { prepareQuery } from '../../db/prepared.js';
+import { prepareInsertRows, prepareQuery } from '../../db/prepared.js';
+import { MAX_BULK_BOOKINGS } from '../bookings/schemas.js';
 import type { BusyBooking, Span } from './engine.js';
 
 /**
@@ -188,30 +189,22 @@ export async function busyBookingsStarting(db: Db, agentIds: readonly number[], 
   return rows.map(agentBookingOf);
 }
 
+// Compiled once per number of agents: a single write changes one or two agents' bookings, a bulk
+// create those of its bookings.
+const bumpRows = prepareInsertRows({ agentId: true }, MAX_BULK_BOOKINGS, (db: Db, rows: { agentId: number }[]) =>
+  db
+    .insertInto('agent_busy_versions')
+    .values(rows.map((row) => ({ agent_id: row.agentId, version: 1 })))
+    .onConflict((oc) => oc.column('agent_id').doUpdateSet({ version: (eb) => eb('agent_busy_versions.version', '+', 1) })),
+);
+
 /**
  * Raises the busy-time version of each agent (migration 0013). Every write of bookings rows
  * calls it in its own transaction, for the agent a booking leaves and the one it goes to, so that
  * no instance keeps serving busy times its version no longer describes.
  */
-// Most writes change one agent's bookings: that statement is compiled once.
-const bumpOne = prepareQuery((db: Db, agentId: number) =>
-  db
-    .insertInto('agent_busy_versions')
-    .values({ agent_id: agentId, version: 1 })
-    .onConflict((oc) => oc.column('agent_id').doUpdateSet({ version: (eb) => eb('agent_busy_versions.version', '+', 1) })),
-);
-
 export async function bumpBusyVersions(db: Db, agentIds: readonly number[]): Promise<void> {
   // Sorted: two transactions raising the same rows take their locks in the same order.
   const ids = [...new Set(agentIds)].sort((a, b) => a - b);
-  if (ids.length === 0) return;
-  if (ids.length === 1) {
-    await bumpOne.execute(db, ids[0] as number);
-    return;
-  }
-  await db
-    .insertInto('agent_busy_versions')
-    .values(ids.map((agent_id) => ({ agent_id, version: 1 })))
-    .onConflict((oc) => oc.column('agent_id').doUpdateSet({ version: (eb) => eb('agent_busy_versions.version', '+', 1) }))
-    .execute();
+  await bumpRows.execute(db, ids.map((agentId) => ({ agentId })));
 }

@@ -5,10 +5,13 @@ import type { Compilable, CompiledQuery, DialectAdapter, Kysely } from 'kysely';
  * an argument that reaches the SQL text instead of a bound parameter is a builder bug.
  */
 class Placeholder {
-  constructor(readonly index: number) {}
+  constructor(
+    readonly index: number,
+    readonly name: string,
+  ) {}
 
   toString(): never {
-    throw new Error(`prepared query: argument ${this.index} was turned into text; arguments must stay bound parameters`);
+    throw new Error(`prepared query: ${this.name} was turned into text; arguments must stay bound parameters`);
   }
 
   [Symbol.toPrimitive](): never {
@@ -24,10 +27,35 @@ export function preparedStatementName(sql: string): string | undefined {
   return statementNames.get(sql);
 }
 
+function nameStatement(sql: string): void {
+  if (!statementNames.has(sql)) statementNames.set(sql, `prepared_${statementNames.size + 1}`);
+}
+
 interface Template {
   compiled: CompiledQuery;
   /** For each parameter of the compiled query, the argument it takes, or -1 for a constant of the query. */
   sources: number[];
+}
+
+/**
+ * Builds a query with a stand-in for each argument (`names[i]` names argument i in errors), compiles
+ * it and records which parameter takes which argument; refuses a query that leaves out an argument.
+ */
+function compileTemplate<DB, O>(db: Kysely<DB>, names: readonly string[], build: (placeholders: unknown[]) => Compilable<O>): Template {
+  if (db.getExecutor().plugins.length > 0) throw new Error('prepared query: the database carries plugins, which may change the SQL per run');
+  const compiled = build(names.map((name, index) => new Placeholder(index, name))).compile();
+  const sources = compiled.parameters.map((parameter) => (parameter instanceof Placeholder ? parameter.index : -1));
+  const bound = new Set(sources);
+  const unbound = names.findIndex((_, index) => !bound.has(index));
+  if (unbound >= 0) throw new Error(`prepared query: ${names[unbound]} is not a bound parameter of ${compiled.sql}`);
+  return { compiled, sources };
+}
+
+/** Runs a template with `argument(i)` as the value of argument i. */
+async function runTemplate<DB, O>(db: Kysely<DB>, { compiled, sources }: Template, argument: (index: number) => unknown): Promise<O[]> {
+  const parameters = sources.map((source, i) => (source < 0 ? compiled.parameters[i] : argument(source)));
+  const result = await db.executeQuery<O>({ query: compiled.query, queryId: compiled.queryId, sql: compiled.sql, parameters });
+  return result.rows;
 }
 
 export interface PreparedQuery<DB, A extends unknown[], O> {
@@ -59,24 +87,22 @@ export function prepareQuery<DB, A extends unknown[], O>(build: (db: Kysely<DB>,
   const templates = new WeakMap<DialectAdapter, Template>();
   // build.length leaves out a parameter with a default and a rest parameter, which would compile as
   // constants: a call passing such an argument is refused.
-  const arity = build.length - 1;
+  const names = Array.from({ length: build.length - 1 }, (_, i) => `argument ${i}`);
 
   function template(db: Kysely<DB>): Template {
     const adapter = db.getExecutor().adapter;
     let found = templates.get(adapter);
     if (!found) {
-      found = compileTemplate(db, arity, build);
+      found = compileTemplate(db, names, (placeholders) => build(db, ...(placeholders as A)));
+      nameStatement(found.compiled.sql);
       templates.set(adapter, found);
     }
     return found;
   }
 
   async function execute(db: Kysely<DB>, ...args: A): Promise<O[]> {
-    if (args.length !== arity) throw new Error(`prepared query: ${args.length} arguments for ${arity}; declare each as a plain parameter`);
-    const { compiled, sources } = template(db);
-    const parameters = sources.map((source, i) => (source < 0 ? compiled.parameters[i] : args[source]));
-    const result = await db.executeQuery<O>({ query: compiled.query, queryId: compiled.queryId, sql: compiled.sql, parameters });
-    return result.rows;
+    if (args.length !== names.length) throw new Error(`prepared query: ${args.length} arguments for ${names.length}; declare each as a plain parameter`);
+    return runTemplate<DB, O>(db, template(db), (index) => args[index]);
   }
 
   return {
@@ -87,20 +113,88 @@ export function prepareQuery<DB, A extends unknown[], O>(build: (db: Kysely<DB>,
   };
 }
 
-function compileTemplate<DB, A extends unknown[], O>(
-  db: Kysely<DB>,
-  arity: number,
-  build: (db: Kysely<DB>, ...args: A) => Compilable<O>,
-): Template {
-  if (db.getExecutor().plugins.length > 0) throw new Error('prepared query: the database carries plugins, which may change the SQL per run');
-  const placeholders = Array.from({ length: arity }, (_, i) => new Placeholder(i));
-  const compiled = build(db, ...(placeholders as unknown as A)).compile();
-  const sources = compiled.parameters.map((parameter) => (parameter instanceof Placeholder ? parameter.index : -1));
-  for (const placeholder of placeholders) {
-    if (!sources.includes(placeholder.index)) {
-      throw new Error(`prepared query: argument ${placeholder.index} is not a bound parameter of ${compiled.sql}`);
+/**
+ * The fields of a row of arguments. The type requires every one: a field left out would reach
+ * the query as undefined, whose column Kysely leaves out of an insert without a word.
+ */
+export type RowFields<R> = { readonly [K in keyof R]-?: true };
+
+/**
+ * Bound parameters a statement may have: SQLite's (SQLITE_MAX_VARIABLE_NUMBER, 32766 since
+ * 3.32), below PostgreSQL's 65535, so that a statement fits both.
+ */
+const MAX_PARAMETERS = 32766;
+
+export interface PreparedRows<DB, R, O> {
+  /** All rows of the statement for these rows of arguments (none for no rows, or without `returning`). */
+  execute(db: Kysely<DB>, rows: readonly R[]): Promise<O[]>;
+}
+
+/**
+ * A statement over a list of rows of arguments, such as a multi-row insert, built and compiled
+ * once per database dialect and number of rows up to `maxRows`, and then run with new argument
+ * values: building and compiling an insert of many values costs more than running it. Longer
+ * lists are built and compiled on each run, as a plain Kysely query would be, and not kept.
+ *
+ * `build` is called with as many rows as the run has, each an object with the `fields`; as with
+ * prepareQuery's arguments (which see), each field of each row must be used as a value only and
+ * come out as a bound parameter (checked when the template is compiled), and constants written in
+ * the query stay as they were compiled. The parameters of `maxRows` rows must stay within the
+ * engines' limit: checked on the first compile, of any number of rows. On PostgreSQL each number
+ * of rows is a named statement of its own.
+ *
+ * @example
+ * const insertSources = prepareInsertRows({ bookingId: true, source: true }, 50, (db: Db, rows: { bookingId: number; source: string }[]) =>
+ *   db.insertInto('booking_meta').values(rows.map((row) => ({ booking_id: row.bookingId, meta_key: 'source', meta_value: row.source }))));
+ * await insertSources.execute(trx, [{ bookingId: 1, source: 'web' }, { bookingId: 2, source: 'phone' }]);
+ */
+export function prepareInsertRows<DB, R extends object, O>(
+  fields: NoInfer<RowFields<R>>,
+  maxRows: number,
+  build: (db: Kysely<DB>, rows: R[]) => Compilable<O>,
+): PreparedRows<DB, R, O> {
+  const keys = Object.keys(fields) as (keyof R & string)[];
+  const templates = new WeakMap<DialectAdapter, Map<number, Template>>();
+
+  function compile(db: Kysely<DB>, count: number): Template {
+    const names = Array.from({ length: count * keys.length }, (_, i) => `row ${Math.floor(i / keys.length)} field ${keys[i % keys.length]}`);
+    const template = compileTemplate(db, names, (placeholders) => {
+      const rows = Array.from({ length: count }, (_, row) => Object.fromEntries(keys.map((key, k) => [key, placeholders[row * keys.length + k]])) as R);
+      return build(db, rows);
+    });
+    // Parameters grow with the rows by a fixed number each, so those of `count` rows scaled to
+    // maxRows bound those of maxRows rows: a list too long for the limit shows on the first
+    // compile, of any length, not when a request first brings that many rows.
+    const most = Math.max(maxRows, count);
+    const largest = (template.compiled.parameters.length * most) / count;
+    if (largest > MAX_PARAMETERS) {
+      throw new Error(`prepared rows: ${most} rows would take up to ${Math.floor(largest)} parameters, over the limit of ${MAX_PARAMETERS}`);
     }
+    return template;
   }
-  if (!statementNames.has(compiled.sql)) statementNames.set(compiled.sql, `prepared_${statementNames.size + 1}`);
-  return { compiled, sources };
+
+  function template(db: Kysely<DB>, count: number): Template {
+    if (count > maxRows) return compile(db, count);
+    const adapter = db.getExecutor().adapter;
+    let byCount = templates.get(adapter);
+    if (!byCount) {
+      byCount = new Map();
+      templates.set(adapter, byCount);
+    }
+    let found = byCount.get(count);
+    if (!found) {
+      found = compile(db, count);
+      nameStatement(found.compiled.sql);
+      byCount.set(count, found);
+    }
+    return found;
+  }
+
+  return {
+    async execute(db, rows) {
+      if (rows.length === 0) return [];
+      const width = keys.length;
+      return runTemplate<DB, O>(db, template(db, rows.length), (index) => (rows[Math.floor(index / width)] as R)[keys[index % width] as keyof R]);
+    },
+  };
 }

@@ -1,7 +1,7 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/database.js';
-import { prepareQuery } from '../../src/db/prepared.js';
+import { prepareInsertRows, prepareQuery } from '../../src/db/prepared.js';
 import { lockedTransaction } from '../../src/db/transactions.js';
 import { DIALECTS, useTestApp } from '../helper.js';
 
@@ -17,6 +17,34 @@ function auditRows(db: Db, minStatus: number, method: string) {
     .orderBy('id');
 }
 const preparedAuditRows = prepareQuery(auditRows);
+
+interface Entry {
+  path: string;
+  status: number;
+  keyId: number | null;
+  durationMs: number;
+}
+const ENTRY_FIELDS = { path: true, status: true, keyId: true, durationMs: true } as const;
+
+function insertEntriesQuery(db: Db, rows: Entry[]) {
+  return db
+    .insertInto('audit_log')
+    .values(rows.map((row) => ({ at: AT, key_id: row.keyId, method: 'POST', path: row.path, status: row.status, ip: '::1', duration_ms: row.durationMs })))
+    .returning(['id', 'at', 'key_id', 'method', 'path', 'status', 'ip', 'duration_ms']);
+}
+
+/** A prepared insert of entries, and the number of rows of each build of it. */
+function preparedEntries(maxRows: number) {
+  const builds: number[] = [];
+  const prepared = prepareInsertRows(ENTRY_FIELDS, maxRows, (db: Db, rows: Entry[]) => {
+    builds.push(rows.length);
+    return insertEntriesQuery(db, rows);
+  });
+  return { prepared, builds };
+}
+
+const entries = (count: number, path = '/e'): Entry[] =>
+  Array.from({ length: count }, (_, i) => ({ path: `${path}${i}`, status: 200 + i, keyId: i % 2 === 0 ? null : i, durationMs: i + 0.5 }));
 
 const insertEntry = prepareQuery((db: Db, path: string, status: number) =>
   db.insertInto('audit_log').values({ at: AT, key_id: null, method: 'PUT', path, status, ip: '::1', duration_ms: 1 }).returning(['id', 'path']),
@@ -93,6 +121,87 @@ describe.each(DIALECTS)('prepared queries (%s)', (dialect) => {
   });
 });
 
+describe.each(DIALECTS)('prepared multi-row inserts (%s)', (dialect) => {
+  const t = useTestApp(dialect);
+  const withoutIds = <R extends { id: number }>(rows: R[]) => rows.map(({ id: _id, ...rest }) => rest);
+
+  it('inserts the rows a plain Kysely insert does, with values that read as SQL kept as values, returned in the same order', async () => {
+    const { prepared } = preparedEntries(4);
+    const rows: Entry[] = [
+      { path: "'; drop table audit_log; --", status: 500, keyId: null, durationMs: 0.25 },
+      { path: '/b', status: 0, keyId: 7, durationMs: 2 },
+      { path: "x' || 'y", status: -1, keyId: 0, durationMs: 1e-3 },
+    ];
+    const plain = await insertEntriesQuery(t.db, rows).execute();
+    const inserted = await prepared.execute(t.db, rows);
+    expect(withoutIds(inserted)).toEqual(withoutIds(plain));
+    const ids = inserted.map((row) => row.id);
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    const stored = await t.db.selectFrom('audit_log').selectAll().where('id', 'in', ids).orderBy('id').execute();
+    expect(stored).toEqual(inserted);
+    expect(await prepared.execute(t.db, [])).toEqual([]);
+  });
+
+  it('builds and compiles once per number of rows up to maxRows, longer lists on each run', async () => {
+    const { prepared, builds } = preparedEntries(3);
+    for (const count of [2, 3, 2, 1, 3, 1]) {
+      expect((await prepared.execute(t.db, entries(count, `/n${count}-`))).map((row) => row.path)).toEqual(entries(count, `/n${count}-`).map((e) => e.path));
+    }
+    expect(builds).toEqual([2, 3, 1]);
+    // A transaction shares its database's templates.
+    await t.db.transaction().execute((trx) => prepared.execute(trx, entries(2)));
+    expect(builds).toEqual([2, 3, 1]);
+    expect(await prepared.execute(t.db, entries(5))).toHaveLength(5);
+    expect(await prepared.execute(t.db, entries(5))).toHaveLength(5);
+    expect(builds).toEqual([2, 3, 1, 5, 5]);
+  });
+
+  it('runs inside a transaction, seeing its writes and undone with it', async () => {
+    const { prepared } = preparedEntries(4);
+    const rollback = new Error('rollback');
+    await expect(
+      t.db.transaction().execute(async (trx) => {
+        const inserted = await prepared.execute(trx, entries(2, '/rolled-back-'));
+        expect(await trx.selectFrom('audit_log').select('id').where('path', 'like', '/rolled-back-%').orderBy('id').execute()).toEqual(
+          inserted.map(({ id }) => ({ id })),
+        );
+        throw rollback;
+      }),
+    ).rejects.toBe(rollback);
+    expect(await t.db.selectFrom('audit_log').select('id').where('path', 'like', '/rolled-back-%').execute()).toEqual([]);
+
+    const committed = await lockedTransaction({ db: t.db, dialect }, ['test:prepared-rows'], (trx) => prepared.execute(trx, entries(3, '/locked-')));
+    expect(await t.db.selectFrom('audit_log').select('id').where('path', 'like', '/locked-%').orderBy('id').execute()).toEqual(committed.map(({ id }) => ({ id })));
+  });
+
+  it('refuses a builder that inlines a value, turns it into text or leaves it out', async () => {
+    const build = (row: (entry: Entry) => { path: string | RawBuilder<string>; status: number }) =>
+      prepareInsertRows(ENTRY_FIELDS, 4, (db: Db, rows: Entry[]) =>
+        db.insertInto('audit_log').values(rows.map((entry) => ({ at: AT, key_id: entry.keyId, method: 'POST', ip: '::1', duration_ms: entry.durationMs, ...row(entry) }))),
+      );
+    const inlined = build((entry) => ({ path: sql.lit(entry.path), status: entry.status }));
+    await expect(inlined.execute(t.db, entries(2))).rejects.toThrow(/row 0 field path was turned into text/);
+    const textual = build((entry) => ({ path: `/x${entry.path}`, status: entry.status }));
+    await expect(textual.execute(t.db, entries(2))).rejects.toThrow(/row 0 field path was turned into text/);
+    const onlyFirst = prepareInsertRows(ENTRY_FIELDS, 4, (db: Db, rows: Entry[]) => insertEntriesQuery(db, rows.slice(0, 1)));
+    await expect(onlyFirst.execute(t.db, entries(2))).rejects.toThrow(/row 1 field path is not a bound parameter/);
+    const constant = build((entry) => ({ path: entry.path, status: 200 }));
+    await expect(constant.execute(t.db, entries(2))).rejects.toThrow(/row 0 field status is not a bound parameter/);
+    // A row's fields are all named, or the type checker refuses.
+    // @ts-expect-error durationMs is not among the fields
+    expect(() => prepareInsertRows({ path: true, status: true, keyId: true }, 4, insertEntriesQuery)).not.toThrow();
+  });
+
+  it('refuses a statement whose parameters for maxRows rows would exceed the engines’ limit, on its first compile', async () => {
+    // Seven parameters a row: 4681 rows take 32767.
+    const { prepared: tooMany, builds } = preparedEntries(4681);
+    await expect(tooMany.execute(t.db, entries(2))).rejects.toThrow(/4681 rows would take up to 32767 parameters, over the limit of 32766/);
+    expect(builds).toEqual([2]);
+    const { prepared: fits } = preparedEntries(4680);
+    expect(await fits.execute(t.db, entries(2))).toHaveLength(2);
+  });
+});
+
 describe('prepared queries on the PostgreSQL server', () => {
   const t = useTestApp('postgres');
 
@@ -108,5 +217,20 @@ describe('prepared queries on the PostgreSQL server', () => {
     });
     expect(statements.filter((s) => s.statement === preparedSql)).toEqual([{ name: expect.stringMatching(/^prepared_\d+$/) as string, statement: preparedSql }]);
     expect(statements.filter((s) => s.statement === otherSql)).toEqual([]);
+  });
+
+  it('run multi-row inserts as a named statement per number of rows up to maxRows, longer ones unnamed', async () => {
+    const { prepared } = preparedEntries(3);
+    const sqlOf = (count: number) => insertEntriesQuery(t.db, entries(count)).compile().sql;
+    const statements = await t.db.transaction().execute(async (trx) => {
+      for (const count of [2, 3, 2, 4]) await prepared.execute(trx, entries(count));
+      const { rows } = await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements`.execute(trx);
+      return rows;
+    });
+    const named = (count: number) => statements.filter((s) => s.statement === sqlOf(count)).map((s) => s.name);
+    expect(named(2)).toEqual([expect.stringMatching(/^prepared_\d+$/)]);
+    expect(named(3)).toEqual([expect.stringMatching(/^prepared_\d+$/)]);
+    expect(named(2)).not.toEqual(named(3));
+    expect(named(4)).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
-import { sql, type OnConflictBuilder } from 'kysely';
-import type { Database, Db } from '../../db/database.js';
-import { prepareQuery } from '../../db/prepared.js';
+import { sql } from 'kysely';
+import type { Db } from '../../db/database.js';
+import { prepareInsertRows, prepareQuery } from '../../db/prepared.js';
+import { MAX_BULK_BOOKINGS } from '../bookings/schemas.js';
 import type { BusyBooking, Span } from './engine.js';
 
 /**
@@ -213,6 +214,26 @@ export async function busyBookingsStarting(db: Db, agentIds: readonly number[], 
 /** What a booking write tells the agent's busy-time row: whose booking, and the time it spans. */
 export type BookingSpan = { agent_id: number; start_at: string; end_at: string };
 
+// Compiled once per number of agents: a single write changes one or two agents' bookings, a bulk
+// create those of its bookings. On an agent's existing row: the next version, and the longer of
+// the two longest bookings.
+const bumpRows = prepareInsertRows({ agentId: true, spanMs: true }, MAX_BULK_BOOKINGS, (db: Db, rows: { agentId: number; spanMs: number }[]) =>
+  db
+    .insertInto('agent_busy_versions')
+    .values(rows.map((row) => ({ agent_id: row.agentId, version: 1, longest_booking_ms: row.spanMs })))
+    .onConflict((oc) =>
+      oc.column('agent_id').doUpdateSet((eb) => ({
+        version: eb('agent_busy_versions.version', '+', 1),
+        longest_booking_ms: eb
+          .case()
+          .when('excluded.longest_booking_ms', '>', eb.ref('agent_busy_versions.longest_booking_ms'))
+          .then(eb.ref('excluded.longest_booking_ms'))
+          .else(eb.ref('agent_busy_versions.longest_booking_ms'))
+          .end(),
+      })),
+    ),
+);
+
 /**
  * Raises the busy-time version of each agent (migration 0013) and, to at least each booking's
  * span, the agent's longest booking (migration 0014). Every write of bookings rows calls it in
@@ -220,41 +241,9 @@ export type BookingSpan = { agent_id: number; start_at: string; end_at: string }
  * serving busy times its version no longer describes, and no check under the agent's lock
  * looks back less far than the agent's longest booking.
  */
-// Most writes change one agent's bookings: that statement is compiled once.
-const bumpOne = prepareQuery((db: Db, agentId: number, spanMs: number) =>
-  db
-    .insertInto('agent_busy_versions')
-    .values({ agent_id: agentId, version: 1, longest_booking_ms: spanMs })
-    .onConflict(raiseExisting),
-);
-
-/** On an agent's existing row: the next version, and the longer of the two longest bookings. */
-function raiseExisting(oc: OnConflictBuilder<Database, 'agent_busy_versions'>) {
-  return oc.column('agent_id').doUpdateSet((eb) => ({
-    version: eb('agent_busy_versions.version', '+', 1),
-    longest_booking_ms: eb
-      .case()
-      .when('excluded.longest_booking_ms', '>', eb.ref('agent_busy_versions.longest_booking_ms'))
-      .then(eb.ref('excluded.longest_booking_ms'))
-      .else(eb.ref('agent_busy_versions.longest_booking_ms'))
-      .end(),
-  }));
-}
-
 export async function bumpBusyVersions(db: Db, bookings: readonly BookingSpan[]): Promise<void> {
   const longest = new Map<number, number>();
   for (const b of bookings) longest.set(b.agent_id, Math.max(longest.get(b.agent_id) ?? 0, Date.parse(b.end_at) - Date.parse(b.start_at)));
   // Sorted: two transactions raising the same rows take their locks in the same order.
-  const rows = [...longest].sort(([a], [b]) => a - b).map(([agent_id, spanMs]) => ({ agent_id, version: 1, longest_booking_ms: spanMs }));
-  const [only] = rows;
-  if (!only) return;
-  if (rows.length === 1) {
-    await bumpOne.execute(db, only.agent_id, only.longest_booking_ms);
-    return;
-  }
-  await db
-    .insertInto('agent_busy_versions')
-    .values(rows)
-    .onConflict(raiseExisting)
-    .execute();
+  await bumpRows.execute(db, [...longest].sort(([a], [b]) => a - b).map(([agentId, spanMs]) => ({ agentId, spanMs })));
 }

@@ -1,9 +1,10 @@
 import { sql, type Expression, type Insertable, type RawBuilder, type Selectable, type SqlBool, type Updateable } from 'kysely';
 import { dialectOfDb, type Db, type Dialect } from '../../db/database.js';
-import { prepareQuery } from '../../db/prepared.js';
+import { prepareInsertRows, prepareQuery, type RowFields } from '../../db/prepared.js';
 import { bumpBusyVersions } from '../availability/repository.js';
 import type { OrdersTable, TransactionsTable } from '../orders/table.js';
-import type { BookingMetaTable, BookingPaymentStatus, BookingsTable, BookingStatus } from './table.js';
+import { MAX_BULK_BOOKINGS } from './schemas.js';
+import type { BookingMetaTable, BookingsTable } from './table.js';
 
 // Every write below raises the busy-time version of the agents whose bookings it changes, in the
 // caller's transaction: instances cache busy times while the version stays (availability/busy-times.ts).
@@ -11,106 +12,44 @@ import type { BookingMetaTable, BookingPaymentStatus, BookingsTable, BookingStat
 /** A booking to insert: every column but the id. */
 export type NewBookingRow = Omit<Selectable<BookingsTable>, 'id'>;
 
-// A single create inserts one booking: that insert is prepared, as building an insert of this many
-// values costs more than running it.
-const insertOneBooking = prepareQuery(
-  (
-    db: Db,
-    booking_code: string,
-    status: BookingStatus,
-    payment_status: BookingPaymentStatus,
-    service_id: number,
-    agent_id: number,
-    location_id: number,
-    customer_id: number,
-    order_id: number | null,
-    start_date: string,
-    start_time: string,
-    end_date: string,
-    end_time: string,
-    timezone: string,
-    start_at: string,
-    end_at: string,
-    duration: number,
-    price_cents: number,
-    notes: string | null,
-    customer_comment: string | null,
-    access_key: string,
-    created_at: string,
-    updated_at: string,
-  ) =>
-    db
-      .insertInto('bookings')
-      .values({
-        booking_code,
-        status,
-        payment_status,
-        service_id,
-        agent_id,
-        location_id,
-        customer_id,
-        order_id,
-        start_date,
-        start_time,
-        end_date,
-        end_time,
-        timezone,
-        start_at,
-        end_at,
-        duration,
-        price_cents,
-        notes,
-        customer_comment,
-        access_key,
-        created_at,
-        updated_at,
-      })
-      .returning('id'),
+const BOOKING_FIELDS: RowFields<NewBookingRow> = {
+  booking_code: true,
+  status: true,
+  payment_status: true,
+  service_id: true,
+  agent_id: true,
+  location_id: true,
+  customer_id: true,
+  order_id: true,
+  start_date: true,
+  start_time: true,
+  end_date: true,
+  end_time: true,
+  timezone: true,
+  start_at: true,
+  end_at: true,
+  duration: true,
+  price_cents: true,
+  notes: true,
+  customer_comment: true,
+  access_key: true,
+  created_at: true,
+  updated_at: true,
+};
+
+// Building an insert of this many values costs more than running it: it is compiled once per
+// number of bookings a request writes.
+const insertBookingRows = prepareInsertRows(BOOKING_FIELDS, MAX_BULK_BOOKINGS, (db: Db, rows: NewBookingRow[]) =>
+  db.insertInto('bookings').values(rows).returning(['id', 'booking_code']),
 );
-
-/** The id of one new booking. */
-async function insertOne(db: Db, r: NewBookingRow): Promise<number> {
-  const inserted = await insertOneBooking.executeTakeFirst(
-    db,
-    r.booking_code,
-    r.status,
-    r.payment_status,
-    r.service_id,
-    r.agent_id,
-    r.location_id,
-    r.customer_id,
-    r.order_id,
-    r.start_date,
-    r.start_time,
-    r.end_date,
-    r.end_time,
-    r.timezone,
-    r.start_at,
-    r.end_at,
-    r.duration,
-    r.price_cents,
-    r.notes,
-    r.customer_comment,
-    r.access_key,
-    r.created_at,
-    r.updated_at,
-  );
-  return (inserted as { id: number }).id;
-}
-
-/** The ids of new bookings, in the order of `rows`. */
-async function insertMany(db: Db, rows: readonly NewBookingRow[]): Promise<number[]> {
-  const inserted = await db.insertInto('bookings').values([...rows]).returning(['id', 'booking_code']).execute();
-  // The returned rows need not come in the order of the values; booking codes are unique.
-  const ids = new Map(inserted.map((row) => [row.booking_code, row.id]));
-  return rows.map((row) => ids.get(row.booking_code) as number);
-}
 
 /** Inserts the bookings in one statement; their ids in the order of `rows`. */
 export async function insertBookings(db: Db, rows: readonly NewBookingRow[]): Promise<number[]> {
-  const [only] = rows;
-  if (!only) return [];
-  const ids = rows.length === 1 ? [await insertOne(db, only)] : await insertMany(db, rows);
+  if (rows.length === 0) return [];
+  const inserted = await insertBookingRows.execute(db, rows);
+  // The returned rows need not come in the order of the values; booking codes are unique.
+  const idsByCode = new Map(inserted.map((row) => [row.booking_code, row.id]));
+  const ids = rows.map((row) => idsByCode.get(row.booking_code) as number);
   await bumpBusyVersions(db, rows);
   return ids;
 }

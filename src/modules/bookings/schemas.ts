@@ -54,8 +54,11 @@ export type CreateBookingInput = Static<typeof CreateBookingBody>;
 export const BulkElement = Type.Object(createFields);
 export type BulkElementInput = Static<typeof BulkElement>;
 
+/** The most bookings one bulk request creates. */
+export const MAX_BULK_BOOKINGS = 50;
+
 export const BulkBody = Type.Object({
-  bookings: Type.Array(Type.Record(Type.String(), Type.Unknown()), { minItems: 1, maxItems: 50 }),
+  bookings: Type.Array(Type.Record(Type.String(), Type.Unknown()), { minItems: 1, maxItems: MAX_BULK_BOOKINGS }),
   send_confirmation: Type.Optional(Type.Boolean({ default: false })),
 });
 

@@ -1,7 +1,8 @@
 import type { Db } from '../../db/database.js';
-import { prepareQuery } from '../../db/prepared.js';
+import { prepareInsertRows } from '../../db/prepared.js';
 import { randomCharacters } from '../../lib/random.js';
 import { nowIso } from '../../lib/time.js';
+import { MAX_BULK_BOOKINGS } from '../bookings/schemas.js';
 
 export interface BookingOrderInput {
   customerId: number;
@@ -53,10 +54,16 @@ export function orderRow(confirmationCode: string, customerId: number, priceCent
   };
 }
 
-// A single create writes one order, item and invoice: their inserts are prepared, as building an
-// insert of this many values costs more than running it.
-const insertOneOrder = prepareQuery((trx: Db, confirmationCode: string, customerId: number, priceCents: number, at: string) =>
-  trx.insertInto('orders').values(orderRow(confirmationCode, customerId, priceCents, at)).returning('id'),
+// Building an insert of this many values costs more than running it: the inserts below are
+// compiled once per number of bookings a request writes.
+const insertOrderRows = prepareInsertRows(
+  { confirmationCode: true, customerId: true, priceCents: true, at: true },
+  MAX_BULK_BOOKINGS,
+  (trx: Db, rows: { confirmationCode: string; customerId: number; priceCents: number; at: string }[]) =>
+    trx
+      .insertInto('orders')
+      .values(rows.map((row) => orderRow(row.confirmationCode, row.customerId, row.priceCents, row.at)))
+      .returning(['id', 'confirmation_code']),
 );
 
 /**
@@ -65,18 +72,11 @@ const insertOneOrder = prepareQuery((trx: Db, confirmationCode: string, customer
  * the order of `orders`.
  */
 export async function insertBookingOrders(trx: Db, orders: readonly { customerId: number; priceCents: number }[], at: string): Promise<NewBookingOrder[]> {
-  const [only] = orders;
-  if (!only) return [];
-  if (orders.length === 1) {
-    const code = randomCode(10);
-    const { id } = (await insertOneOrder.executeTakeFirst(trx, code, only.customerId, only.priceCents, at)) as { id: number };
-    return [{ id, confirmation_code: code, created_at: at }];
-  }
-  const rows = orders.map((order) => orderRow(randomCode(10), order.customerId, order.priceCents, at));
-  const inserted = await trx.insertInto('orders').values(rows).returning(['id', 'confirmation_code']).execute();
+  const rows = orders.map((order) => ({ confirmationCode: randomCode(10), customerId: order.customerId, priceCents: order.priceCents, at }));
+  const inserted = await insertOrderRows.execute(trx, rows);
   // The returned rows need not come in the order of the values; the codes are unique.
   const ids = new Map(inserted.map((row) => [row.confirmation_code, row.id]));
-  return rows.map((row) => ({ id: ids.get(row.confirmation_code) as number, confirmation_code: row.confirmation_code, created_at: at }));
+  return rows.map((row) => ({ id: ids.get(row.confirmationCode) as number, confirmation_code: row.confirmationCode, created_at: at }));
 }
 
 export type BookingItemInput = Omit<BookingOrderInput, 'customerId'> & { orderId: number };
@@ -108,12 +108,24 @@ export function invoiceRow(orderId: number, invoiceNumber: string, priceCents: n
   };
 }
 
-const insertOneItem = prepareQuery((trx: Db, orderId: number, bookingId: number, itemData: string, priceCents: number, at: string) =>
-  trx.insertInto('order_items').values(orderItemRow(orderId, bookingId, itemData, priceCents, at)).returning('id'),
+const insertItemRows = prepareInsertRows(
+  { orderId: true, bookingId: true, itemData: true, priceCents: true, at: true },
+  MAX_BULK_BOOKINGS,
+  (trx: Db, rows: { orderId: number; bookingId: number; itemData: string; priceCents: number; at: string }[]) =>
+    trx
+      .insertInto('order_items')
+      .values(rows.map((row) => orderItemRow(row.orderId, row.bookingId, row.itemData, row.priceCents, row.at)))
+      .returning(['id', 'order_id']),
 );
 
-const insertOneInvoice = prepareQuery((trx: Db, orderId: number, invoiceNumber: string, priceCents: number, at: string) =>
-  trx.insertInto('invoices').values(invoiceRow(orderId, invoiceNumber, priceCents, at)).returning('id'),
+const insertInvoiceRows = prepareInsertRows(
+  { orderId: true, invoiceNumber: true, priceCents: true, at: true },
+  MAX_BULK_BOOKINGS,
+  (trx: Db, rows: { orderId: number; invoiceNumber: string; priceCents: number; at: string }[]) =>
+    trx
+      .insertInto('invoices')
+      .values(rows.map((row) => invoiceRow(row.orderId, row.invoiceNumber, row.priceCents, row.at)))
+      .returning(['id', 'invoice_number']),
 );
 
 /**
@@ -121,24 +133,17 @@ const insertOneInvoice = prepareQuery((trx: Db, orderId: number, invoiceNumber: 
  * two statements; their ids in the order of `items`.
  */
 export async function insertBookingItems(trx: Db, items: readonly BookingItemInput[], at: string): Promise<{ orderItemId: number; invoiceId: number }[]> {
-  const [only] = items;
-  if (!only) return [];
-  if (items.length === 1) {
-    const item = (await insertOneItem.executeTakeFirst(trx, only.orderId, only.bookingId, JSON.stringify(only.itemData), only.priceCents, at)) as { id: number };
-    const invoice = (await insertOneInvoice.executeTakeFirst(trx, only.orderId, `INV-${randomCode(10)}`, only.priceCents, at)) as { id: number };
-    return [{ orderItemId: item.id, invoiceId: invoice.id }];
-  }
-  const insertedItems = await trx
-    .insertInto('order_items')
-    .values(items.map((item) => orderItemRow(item.orderId, item.bookingId, JSON.stringify(item.itemData), item.priceCents, at)))
-    .returning(['id', 'order_id'])
-    .execute();
-  const invoices = items.map((item) => invoiceRow(item.orderId, `INV-${randomCode(10)}`, item.priceCents, at));
-  const insertedInvoices = await trx.insertInto('invoices').values(invoices).returning(['id', 'invoice_number']).execute();
+  if (items.length === 0) return [];
+  const insertedItems = await insertItemRows.execute(
+    trx,
+    items.map((item) => ({ orderId: item.orderId, bookingId: item.bookingId, itemData: JSON.stringify(item.itemData), priceCents: item.priceCents, at })),
+  );
+  const invoices = items.map((item) => ({ orderId: item.orderId, invoiceNumber: `INV-${randomCode(10)}`, priceCents: item.priceCents, at }));
+  const insertedInvoices = await insertInvoiceRows.execute(trx, invoices);
   // Each order here is new and gets one item; invoice numbers are unique.
   const itemIds = new Map(insertedItems.map((row) => [row.order_id, row.id]));
   const invoiceIds = new Map(insertedInvoices.map((row) => [row.invoice_number, row.id]));
-  return invoices.map((invoice) => ({ orderItemId: itemIds.get(invoice.order_id) as number, invoiceId: invoiceIds.get(invoice.invoice_number) as number }));
+  return invoices.map((invoice) => ({ orderItemId: itemIds.get(invoice.orderId) as number, invoiceId: invoiceIds.get(invoice.invoiceNumber) as number }));
 }
 
 /**

@@ -262,9 +262,13 @@ function spanOf(start: number, candidate: Candidate): Span {
   return { start, end: start + candidate.durationMinutes * MINUTE_MS };
 }
 
-/** The range whose bookings decide whether a start is free: its whole day (for the day's load) and the longest booking from it. */
-function busyRangeOf(day: Span, start: number, longestMinutes: number): Span {
-  return { start: Math.min(day.start, start), end: Math.max(day.end, start + longestMinutes * MINUTE_MS) };
+/**
+ * The range whose bookings decide whether a start is free for these agents: with one agent, the
+ * booking itself; with several, its whole day too, as the day's load chooses among the free ones.
+ */
+function busyRangeFor(agents: readonly { durationMinutes: number }[], day: Span, start: number): Span {
+  const end = start + Math.max(...agents.map((a) => a.durationMinutes)) * MINUTE_MS;
+  return agents.length === 1 ? { start, end } : { start: Math.min(day.start, start), end: Math.max(day.end, end) };
 }
 
 /** Those candidates whose working hours on `date` hold the whole booking; refuses when none does. */
@@ -296,7 +300,7 @@ export async function freeCandidate(
   excludeBookingId?: number,
 ): Promise<Candidate> {
   const day = daySpan(requested.date, options.context.timezone);
-  const range = busyRangeOf(day, start, Math.max(...working.map((c) => c.durationMinutes)));
+  const range = busyRangeFor(working, day, start);
   const agentIds = working.map((c) => c.agentId);
   const [only] = agentIds;
   const stored = options.busy
@@ -685,12 +689,13 @@ async function bulkBusyReads(db: Db, requests: readonly BookingRequest[], reads:
     const service = await reads.service(request.serviceId);
     if (request.status === 'cancelled' || start === undefined || !service) continue;
     const agentIds = request.agent === 'any' ? (await reads.connectedAgents(service.id, request.locationId)).filter((id) => locked.has(id)) : [request.agent];
-    let longest = 0;
+    const durations: { durationMinutes: number }[] = [];
     for (const agentId of agentIds) {
       const connection = await reads.connection(service.id, agentId);
-      if (connection) longest = Math.max(longest, request.duration ?? connection.custom_duration ?? service.duration);
+      if (connection) durations.push({ durationMinutes: request.duration ?? connection.custom_duration ?? service.duration });
     }
-    const range = busyRangeOf(daySpan(request.startDate, context.timezone), start, longest);
+    if (durations.length === 0) continue;
+    const range = busyRangeFor(durations, daySpan(request.startDate, context.timezone), start);
     for (const agentId of agentIds) wanted.set(agentId, [...(wanted.get(agentId) ?? []), range]);
   }
   const read = [...wanted].flatMap(([agentId, ranges]) => mergeSpans(ranges).map((range) => ({ agentId, range })));

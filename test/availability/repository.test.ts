@@ -1,7 +1,8 @@
 import { CompiledQuery, sql, type Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { recordLongestBookings } from '../../src/db/migrations/0014_agent_longest_booking.js';
-import { busyBookings, busyBookingsOfAgent, busyBookingsOfRanges, busyBookingsQuery } from '../../src/modules/availability/repository.js';
+import { busyBookings, busyBookingsOfAgent, busyBookingsOfRanges, busyBookingsQuery, lookbackOf } from '../../src/modules/availability/repository.js';
+import { probeReferences } from '../../src/modules/bookings/references.js';
 import { deleteBookingRows, updateBookingRow } from '../../src/modules/bookings/repository.js';
 import { insertAgent, insertBooking, insertCustomer, insertLocation, insertService } from '../fixtures.js';
 import { DIALECTS, useTestApp } from '../helper.js';
@@ -65,6 +66,11 @@ describe.each(DIALECTS)('how far back a check under an agent’s lock reads (%s)
   const longestOf = async (agentId: number) =>
     (await t.db.selectFrom('agent_busy_versions').select('longest_booking_ms').where('agent_id', '=', agentId).executeTakeFirst())?.longest_booking_ms;
   const halfHourAt = (iso: string) => ({ start: Date.parse(iso), end: Date.parse(iso) + H / 2 });
+  // As a create reads it: with the agent's other facts, in its transaction.
+  const lookbackRead = async (agentId: number) => {
+    const [found] = await probeReferences(t.db, [{ serviceId: null, agentId, locationId: null, customerId: null, emailLower: null }]);
+    return lookbackOf(found?.agent?.longest_booking_ms ?? null);
+  };
 
   it('as far as the agent’s longest booking: one that began hours before the range is found', async () => {
     const r = await refs();
@@ -72,7 +78,8 @@ describe.each(DIALECTS)('how far back a check under an agent’s lock reads (%s)
     const long = await insertBooking(t.db, r, span('2030-01-07T06:00:00.000Z', 10));
     expect(await longestOf(r.agentId)).toBe(10 * H);
     const range = halfHourAt('2030-01-07T15:00:00.000Z');
-    expect((await busyBookingsOfAgent(t.db, r.agentId, range)).map((b) => b.id)).toEqual([long]);
+    expect(await lookbackRead(r.agentId)).toBe(10 * H);
+    expect((await busyBookingsOfAgent(t.db, r.agentId, range, await lookbackRead(r.agentId))).map((b) => b.id)).toEqual([long]);
     expect((await busyBookings(t.db, [r.agentId], range)).map((b) => b.id)).toEqual([long]);
     expect((await busyBookingsOfRanges(t.db, [{ agentId: r.agentId, range }])).map((b) => b.id)).toEqual([long]);
   });
@@ -97,7 +104,9 @@ describe.each(DIALECTS)('how far back a check under an agent’s lock reads (%s)
     const r = await refs();
     const long = await insertBooking(t.db, r, span('2030-01-07T02:00:00.000Z', 20));
     await t.db.deleteFrom('agent_busy_versions').where('agent_id', '=', r.agentId).execute();
-    expect((await busyBookingsOfAgent(t.db, r.agentId, halfHourAt('2030-01-07T21:00:00.000Z'))).map((b) => b.id)).toEqual([long]);
+    const range = halfHourAt('2030-01-07T21:00:00.000Z');
+    expect((await busyBookingsOfAgent(t.db, r.agentId, range, await lookbackRead(r.agentId))).map((b) => b.id)).toEqual([long]);
+    expect((await busyBookings(t.db, [r.agentId], range)).map((b) => b.id)).toEqual([long]);
   });
 
   it('migration 0014 records each agent’s longest booking from the bookings already written', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { busyBookings } from '../../src/modules/availability/repository.js';
-import { busyBookingsOfAgent } from '../../src/modules/availability/repository.js';
+import { busyBookingsOfAgent, longestBookingMs } from '../../src/modules/availability/repository.js';
 import { insertAgent, insertBooking, insertCustomer, insertLocation, insertService } from '../fixtures.js';
 import { DIALECTS, useTestApp } from '../helper.js';
 
@@ -25,7 +25,7 @@ describe.each(DIALECTS)('busy bookings of one agent (%s)', (dialect) => {
     const counts: number[] = [];
     for (const range of ranges) {
       const expected = await busyBookings(t.db, [agentId], range);
-      expect(await busyBookingsOfAgent(t.db, agentId, range)).toEqual(expected);
+      expect(await busyBookingsOfAgent(t.db, agentId, range, await longestBookingMs(t.db, [agentId]))).toEqual(expected);
       counts.push(expected.length);
     }
     expect(counts).toEqual([2, 3, 1, 2]);

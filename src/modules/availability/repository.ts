@@ -96,16 +96,15 @@ export interface AgentBooking extends BusyBooking {
  * without a row falls back to the longest possible booking.
  */
 export async function longestBookingMs(db: Db, agentIds: readonly number[]): Promise<number> {
-  const [only] = agentIds;
-  if (only === undefined) return 0;
-  if (agentIds.length === 1) return (await longestOfAgent.executeTakeFirst(db, only))?.longest_booking_ms ?? LONGEST_BOOKING_MS;
+  if (agentIds.length === 0) return 0;
   const rows = await db.selectFrom('agent_busy_versions').select('longest_booking_ms').where('agent_id', 'in', [...agentIds]).execute();
-  return rows.length < new Set(agentIds).size ? LONGEST_BOOKING_MS : Math.max(...rows.map((r) => r.longest_booking_ms));
+  return rows.length < new Set(agentIds).size ? lookbackOf(null) : Math.max(...rows.map((r) => r.longest_booking_ms));
 }
 
-const longestOfAgent = prepareQuery((db: Db, agentId: number) =>
-  db.selectFrom('agent_busy_versions').select('longest_booking_ms').where('agent_id', '=', agentId),
-);
+/** How far before a range a check looks for bookings of an agent whose busy-time row says `longest` (null: no row). */
+export function lookbackOf(longest: number | null): number {
+  return longest ?? LONGEST_BOOKING_MS;
+}
 
 /**
  * The bookings of these agents that occupy time (not cancelled) and overlap `range`, except
@@ -129,10 +128,13 @@ function agentBookingOf(r: { id: number; agent_id: number; service_id: number; s
   return { id: r.id, agentId: r.agent_id, serviceId: r.service_id, start: Date.parse(r.start_at), end: Date.parse(r.end_at) };
 }
 
-/** busyBookingsQuery's bookings, read under the agents' locks: bounded by their longest booking. */
-export async function busyBookings(db: Db, agentIds: readonly number[], range: Span, excludeId?: number): Promise<AgentBooking[]> {
+/**
+ * busyBookingsQuery's bookings, looking back `lookbackMs`, or as far as the agents' longest
+ * booking read now (under the agents' locks, to be exact).
+ */
+export async function busyBookings(db: Db, agentIds: readonly number[], range: Span, excludeId?: number, lookbackMs?: number): Promise<AgentBooking[]> {
   if (agentIds.length === 0) return [];
-  const rows = await busyBookingsQuery(db, agentIds, range, excludeId, await longestBookingMs(db, agentIds)).execute();
+  const rows = await busyBookingsQuery(db, agentIds, range, excludeId, lookbackMs ?? (await longestBookingMs(db, agentIds))).execute();
   return rows.map(agentBookingOf);
 }
 
@@ -150,10 +152,12 @@ const busyOfAgent = prepareQuery((db: Db, agentId: number, startsBefore: string,
     .orderBy('id'),
 );
 
-/** busyBookings of one agent, with no booking excluded. */
-export async function busyBookingsOfAgent(db: Db, agentId: number, range: Span): Promise<AgentBooking[]> {
-  const lookback = await longestBookingMs(db, [agentId]);
-  const rows = await busyOfAgent.execute(db, agentId, isoOf(range.end), isoOf(range.start - lookback), isoOf(range.start));
+/**
+ * busyBookings of one agent, with no booking excluded, looking back `lookbackMs` (lookbackOf the
+ * agent's longest booking as read in the same transaction).
+ */
+export async function busyBookingsOfAgent(db: Db, agentId: number, range: Span, lookbackMs: number): Promise<AgentBooking[]> {
+  const rows = await busyOfAgent.execute(db, agentId, isoOf(range.end), isoOf(range.start - lookbackMs), isoOf(range.start));
   return rows.map(agentBookingOf);
 }
 

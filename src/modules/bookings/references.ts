@@ -13,6 +13,8 @@ export interface AgentFacts {
   display_name: string | null;
   email: string;
   phone: string | null;
+  /** The longest of the agent's bookings, as its busy-time row records it; null without a row (see lookbackOf). */
+  longest_booking_ms: number | null;
 }
 
 /** A location with its category, as the checks of a booking and its representation need it. */
@@ -80,6 +82,7 @@ export function probeQuery(db: Db, probes: readonly Probe[]) {
     .selectFrom(table.as('p'))
     .leftJoin('services as s', 's.id', 'p.service_id')
     .leftJoin('agents as a', 'a.id', 'p.agent_id')
+    .leftJoin('agent_busy_versions as v', 'v.agent_id', 'p.agent_id')
     .leftJoin('agent_services as c', (join) => join.onRef('c.agent_id', '=', 'p.agent_id').onRef('c.service_id', '=', 'p.service_id'))
     .leftJoin('locations as l', 'l.id', 'p.location_id')
     .leftJoin('location_categories as lc', 'lc.id', 'l.category_id')
@@ -103,6 +106,7 @@ export function probeQuery(db: Db, probes: readonly Probe[]) {
       'a.display_name as a_display_name',
       'a.email as a_email',
       'a.phone as a_phone',
+      'v.longest_booking_ms as v_longest_booking_ms',
       'c.agent_id as c_agent_id',
       'c.custom_duration as c_custom_duration',
       'c.custom_price_cents as c_custom_price_cents',
@@ -155,6 +159,7 @@ export async function probeReferences(db: Db, probes: readonly Probe[]): Promise
             display_name: row.a_display_name,
             email: row.a_email as string,
             phone: row.a_phone,
+            longest_booking_ms: row.v_longest_booking_ms,
           };
     return {
       probe: probes[row.n] as Probe,
@@ -217,6 +222,7 @@ export async function connectedAgentFacts(
   const rows = await db
     .selectFrom('agent_services as c')
     .innerJoin('agents as a', 'a.id', 'c.agent_id')
+    .leftJoin('agent_busy_versions as v', 'v.agent_id', 'a.id')
     .leftJoin('agent_locations as al', (join) => join.onRef('al.agent_id', '=', 'a.id').on('al.location_id', '=', locationId))
     .select([
       'a.id',
@@ -227,6 +233,7 @@ export async function connectedAgentFacts(
       'a.display_name',
       'a.email',
       'a.phone',
+      'v.longest_booking_ms',
       'c.custom_duration',
       'c.custom_price_cents',
       'c.custom_hours',

@@ -11,6 +11,7 @@ import {
   connectedAgents,
   isBusyWithin,
   isoOf,
+  lookbackOf,
   type AgentBooking,
   type ConnectionRow,
   type ServiceRow,
@@ -286,6 +287,17 @@ export function workingCandidates(candidates: readonly Candidate[], date: string
 }
 
 /**
+ * The agents' busy bookings, looking back as far as the longest booking of any of them, as this
+ * transaction read it with the agents' other facts.
+ */
+async function busyOfAgents(db: Db, agentIds: readonly number[], range: Span, reads: CatalogReads): Promise<AgentBooking[]> {
+  let lookback = 0;
+  for (const agentId of agentIds) lookback = Math.max(lookback, lookbackOf((await reads.agent(agentId))?.longest_booking_ms ?? null));
+  const [only] = agentIds;
+  return only !== undefined && agentIds.length === 1 ? busyBookingsOfAgent(db, only, range, lookback) : busyBookings(db, agentIds, range, undefined, lookback);
+}
+
+/**
  * Among the working candidates, the one to book: free at that time, with the fewest bookings
  * that day (ties: lowest id). Refuses with time_slot_unavailable when every one is busy.
  */
@@ -302,11 +314,10 @@ export async function freeCandidate(
   const day = daySpan(requested.date, options.context.timezone);
   const range = busyRangeFor(working, day, start);
   const agentIds = working.map((c) => c.agentId);
-  const [only] = agentIds;
   const stored = options.busy
     ? options.busy(agentIds, range)
-    : only !== undefined && agentIds.length === 1 && excludeBookingId === undefined
-      ? busyBookingsOfAgent(db, only, range)
+    : excludeBookingId === undefined
+      ? busyOfAgents(db, agentIds, range, options.reads ?? catalogReads(db))
       : busyBookings(db, agentIds, range, excludeBookingId);
   const bookings = [
     ...(await stored),
@@ -387,7 +398,7 @@ export async function prepareBooking(db: Db, request: BookingRequest, options: P
   const chosen =
     request.status === 'cancelled'
       ? (working[0] as Candidate)
-      : await freeCandidate(db, working, candidates, { date: request.startDate, time: request.startTime }, start, service, options);
+      : await freeCandidate(db, working, candidates, { date: request.startDate, time: request.startTime }, start, service, { ...options, reads });
 
   const location = await (request.locationId === undefined ? reads.defaultLocation(chosen.agentId) : reads.location(request.locationId));
   if (!location) throw failed('location_id', `no location given and no active location for agent ${chosen.agentId}`);

@@ -168,11 +168,11 @@ export function isBusyWithin(booking: Span, range: Span): boolean {
 
 /**
  * busyBookings of several agents, each over its own ranges, in one statement: what busyBookings
- * would read for each (agent, range), in one list in the same order (start, id).
+ * would read for each (agent, range) looking back `lookbackMs`, in one list in the same order
+ * (start, id).
  */
-export async function busyBookingsOfRanges(db: Db, wanted: readonly { agentId: number; range: Span }[]): Promise<AgentBooking[]> {
+export async function busyBookingsOfRanges(db: Db, wanted: readonly { agentId: number; range: Span }[], lookbackMs: number): Promise<AgentBooking[]> {
   if (wanted.length === 0) return [];
-  const lookback = await longestBookingMs(db, [...new Set(wanted.map((w) => w.agentId))]);
   const rows = await db
     .selectFrom('bookings')
     .select(['id', 'agent_id', 'service_id', 'start_at', 'end_at'])
@@ -182,7 +182,7 @@ export async function busyBookingsOfRanges(db: Db, wanted: readonly { agentId: n
           eb.and([
             eb('agent_id', '=', agentId),
             eb('start_at', '<', isoOf(range.end)),
-            eb('start_at', '>', isoOf(range.start - lookback)),
+            eb('start_at', '>', isoOf(range.start - lookbackMs)),
             eb('end_at', '>', isoOf(range.start)),
           ]),
         ),

@@ -286,13 +286,19 @@ export function workingCandidates(candidates: readonly Candidate[], date: string
   );
 }
 
+/** How far back a check of these agents looks: to the longest booking of any of them, as this transaction read it with the agents. */
+async function lookbackOfAgents(reads: CatalogReads, agentIds: Iterable<number>): Promise<number> {
+  let lookback = 0;
+  for (const agentId of agentIds) lookback = Math.max(lookback, lookbackOf((await reads.agent(agentId))?.longest_booking_ms ?? null));
+  return lookback;
+}
+
 /**
  * The agents' busy bookings, looking back as far as the longest booking of any of them, as this
  * transaction read it with the agents' other facts.
  */
 async function busyOfAgents(db: Db, agentIds: readonly number[], range: Span, reads: CatalogReads): Promise<AgentBooking[]> {
-  let lookback = 0;
-  for (const agentId of agentIds) lookback = Math.max(lookback, lookbackOf((await reads.agent(agentId))?.longest_booking_ms ?? null));
+  const lookback = await lookbackOfAgents(reads, agentIds);
   const [only] = agentIds;
   return only !== undefined && agentIds.length === 1 ? busyBookingsOfAgent(db, only, range, lookback) : busyBookings(db, agentIds, range, undefined, lookback);
 }
@@ -710,7 +716,7 @@ async function bulkBusyReads(db: Db, requests: readonly BookingRequest[], reads:
     for (const agentId of agentIds) wanted.set(agentId, [...(wanted.get(agentId) ?? []), range]);
   }
   const read = [...wanted].flatMap(([agentId, ranges]) => mergeSpans(ranges).map((range) => ({ agentId, range })));
-  const bookings = await busyBookingsOfRanges(db, read);
+  const bookings = await busyBookingsOfRanges(db, read, await lookbackOfAgents(reads, wanted.keys()));
   return async (agentIds, range) => {
     const covered = agentIds.every((id) => read.some((r) => r.agentId === id && r.range.start <= range.start && range.end <= r.range.end));
     if (!covered) return busyBookings(db, agentIds, range);

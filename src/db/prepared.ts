@@ -131,7 +131,8 @@ export interface PreparedRows<DB, R, O> {
 }
 
 /**
- * A statement over a list of rows of arguments, such as a multi-row insert, built and compiled
+ * A statement over a list of rows of arguments, such as a multi-row insert or a select of one
+ * row (or one condition) per element of a bulk request, built and compiled
  * once per database dialect and number of rows up to `maxRows`, and then run with new argument
  * values: building and compiling an insert of many values costs more than running it. Longer
  * lists are built and compiled on each run, as a plain Kysely query would be, and not kept.
@@ -144,11 +145,11 @@ export interface PreparedRows<DB, R, O> {
  * of rows is a named statement of its own.
  *
  * @example
- * const insertSources = prepareInsertRows({ bookingId: true, source: true }, 50, (db: Db, rows: { bookingId: number; source: string }[]) =>
+ * const insertSources = prepareRowsQuery({ bookingId: true, source: true }, 50, (db: Db, rows: { bookingId: number; source: string }[]) =>
  *   db.insertInto('booking_meta').values(rows.map((row) => ({ booking_id: row.bookingId, meta_key: 'source', meta_value: row.source }))));
  * await insertSources.execute(trx, [{ bookingId: 1, source: 'web' }, { bookingId: 2, source: 'phone' }]);
  */
-export function prepareInsertRows<DB, R extends object, O>(
+export function prepareRowsQuery<DB, R extends object, O>(
   fields: NoInfer<RowFields<R>>,
   maxRows: number,
   build: (db: Kysely<DB>, rows: R[]) => Compilable<O>,

@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/database.js';
-import { prepareInsertRows, prepareQuery } from '../../src/db/prepared.js';
+import { prepareRowsQuery, prepareQuery } from '../../src/db/prepared.js';
 import { lockedTransaction } from '../../src/db/transactions.js';
 import { DIALECTS, useTestApp } from '../helper.js';
 
@@ -36,7 +36,7 @@ function insertEntriesQuery(db: Db, rows: Entry[]) {
 /** A prepared insert of entries, and the number of rows of each build of it. */
 function preparedEntries(maxRows: number) {
   const builds: number[] = [];
-  const prepared = prepareInsertRows(ENTRY_FIELDS, maxRows, (db: Db, rows: Entry[]) => {
+  const prepared = prepareRowsQuery(ENTRY_FIELDS, maxRows, (db: Db, rows: Entry[]) => {
     builds.push(rows.length);
     return insertEntriesQuery(db, rows);
   });
@@ -176,20 +176,20 @@ describe.each(DIALECTS)('prepared multi-row inserts (%s)', (dialect) => {
 
   it('refuses a builder that inlines a value, turns it into text or leaves it out', async () => {
     const build = (row: (entry: Entry) => { path: string | RawBuilder<string>; status: number }) =>
-      prepareInsertRows(ENTRY_FIELDS, 4, (db: Db, rows: Entry[]) =>
+      prepareRowsQuery(ENTRY_FIELDS, 4, (db: Db, rows: Entry[]) =>
         db.insertInto('audit_log').values(rows.map((entry) => ({ at: AT, key_id: entry.keyId, method: 'POST', ip: '::1', duration_ms: entry.durationMs, ...row(entry) }))),
       );
     const inlined = build((entry) => ({ path: sql.lit(entry.path), status: entry.status }));
     await expect(inlined.execute(t.db, entries(2))).rejects.toThrow(/row 0 field path was turned into text/);
     const textual = build((entry) => ({ path: `/x${entry.path}`, status: entry.status }));
     await expect(textual.execute(t.db, entries(2))).rejects.toThrow(/row 0 field path was turned into text/);
-    const onlyFirst = prepareInsertRows(ENTRY_FIELDS, 4, (db: Db, rows: Entry[]) => insertEntriesQuery(db, rows.slice(0, 1)));
+    const onlyFirst = prepareRowsQuery(ENTRY_FIELDS, 4, (db: Db, rows: Entry[]) => insertEntriesQuery(db, rows.slice(0, 1)));
     await expect(onlyFirst.execute(t.db, entries(2))).rejects.toThrow(/row 1 field path is not a bound parameter/);
     const constant = build((entry) => ({ path: entry.path, status: 200 }));
     await expect(constant.execute(t.db, entries(2))).rejects.toThrow(/row 0 field status is not a bound parameter/);
     // A row's fields are all named, or the type checker refuses.
     // @ts-expect-error durationMs is not among the fields
-    expect(() => prepareInsertRows({ path: true, status: true, keyId: true }, 4, insertEntriesQuery)).not.toThrow();
+    expect(() => prepareRowsQuery({ path: true, status: true, keyId: true }, 4, insertEntriesQuery)).not.toThrow();
   });
 
   it('refuses a statement whose parameters for maxRows rows would exceed the engines’ limit, on its first compile', async () => {

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
-import { prepareInsertRows, prepareQuery } from '../../db/prepared.js';
+import { prepareRowsQuery, prepareQuery } from '../../db/prepared.js';
 import { MAX_BULK_BOOKINGS } from '../bookings/schemas.js';
 import type { BusyBooking, Span } from './engine.js';
 
@@ -166,32 +166,37 @@ export function isBusyWithin(booking: Span, range: Span): boolean {
   return booking.start < range.end && booking.end > range.start;
 }
 
+// Compiled once per number of ranges: a bulk create reads at most one range per element and
+// agent it may book (fewer where they touch); more ranges are compiled on each run.
+const busyOfRanges = prepareRowsQuery(
+  { agentId: true, startsBefore: true, startsAfter: true, endsAfter: true },
+  MAX_BULK_BOOKINGS,
+  (db: Db, rows: { agentId: number; startsBefore: string; startsAfter: string; endsAfter: string }[]) =>
+    db
+      .selectFrom('bookings')
+      .select(['id', 'agent_id', 'service_id', 'start_at', 'end_at'])
+      .where((eb) =>
+        eb.or(
+          rows.map((row) =>
+            eb.and([eb('agent_id', '=', row.agentId), eb('start_at', '<', row.startsBefore), eb('start_at', '>', row.startsAfter), eb('end_at', '>', row.endsAfter)]),
+          ),
+        ),
+      )
+      .where('status', '!=', 'cancelled')
+      .orderBy('start_at')
+      .orderBy('id'),
+);
+
 /**
  * busyBookings of several agents, each over its own ranges, in one statement: what busyBookings
  * would read for each (agent, range) looking back `lookbackMs`, in one list in the same order
  * (start, id).
  */
 export async function busyBookingsOfRanges(db: Db, wanted: readonly { agentId: number; range: Span }[], lookbackMs: number): Promise<AgentBooking[]> {
-  if (wanted.length === 0) return [];
-  const rows = await db
-    .selectFrom('bookings')
-    .select(['id', 'agent_id', 'service_id', 'start_at', 'end_at'])
-    .where((eb) =>
-      eb.or(
-        wanted.map(({ agentId, range }) =>
-          eb.and([
-            eb('agent_id', '=', agentId),
-            eb('start_at', '<', isoOf(range.end)),
-            eb('start_at', '>', isoOf(range.start - lookbackMs)),
-            eb('end_at', '>', isoOf(range.start)),
-          ]),
-        ),
-      ),
-    )
-    .where('status', '!=', 'cancelled')
-    .orderBy('start_at')
-    .orderBy('id')
-    .execute();
+  const rows = await busyOfRanges.execute(
+    db,
+    wanted.map(({ agentId, range }) => ({ agentId, startsBefore: isoOf(range.end), startsAfter: isoOf(range.start - lookbackMs), endsAfter: isoOf(range.start) })),
+  );
   return rows.map(agentBookingOf);
 }
 
@@ -221,7 +226,7 @@ export type BookingSpan = { agent_id: number; start_at: string; end_at: string }
 // Compiled once per number of agents: a single write changes one or two agents' bookings, a bulk
 // create those of its bookings. On an agent's existing row: the next version, and the longer of
 // the two longest bookings.
-const bumpRows = prepareInsertRows({ agentId: true, spanMs: true }, MAX_BULK_BOOKINGS, (db: Db, rows: { agentId: number; spanMs: number }[]) =>
+const bumpRows = prepareRowsQuery({ agentId: true, spanMs: true }, MAX_BULK_BOOKINGS, (db: Db, rows: { agentId: number; spanMs: number }[]) =>
   db
     .insertInto('agent_busy_versions')
     .values(rows.map((row) => ({ agent_id: row.agentId, version: 1, longest_booking_ms: row.spanMs })))

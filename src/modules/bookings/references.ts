@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
-import { prepareQuery } from '../../db/prepared.js';
+import { prepareRowsQuery } from '../../db/prepared.js';
 import type { ConnectionRow, ServiceRow } from '../availability/repository.js';
+import { MAX_BULK_BOOKINGS } from './schemas.js';
 
 /** An agent as the checks of a booking and its representation need it. */
 export interface AgentFacts {
@@ -75,7 +76,7 @@ function probeRow(db: Db, probe: Probe, index: number) {
 }
 
 /** The statement of probeReferences; of one fixed shape for a given number of probes. */
-export function probeQuery(db: Db, probes: readonly Probe[]) {
+function probeQuery(db: Db, probes: readonly Probe[]) {
   const [first, ...rest] = probes as [Probe, ...Probe[]];
   const table = rest.reduce((union, probe, index) => union.unionAll(probeRow(db, probe, index + 1)), probeRow(db, first, 0));
   return db
@@ -128,10 +129,11 @@ export function probeQuery(db: Db, probes: readonly Probe[]) {
     .orderBy('p.n');
 }
 
-// A single create probes once: its statement is prepared, as building it costs more than running it.
-const probeOne = prepareQuery(
-  (db: Db, serviceId: number | null, agentId: number | null, locationId: number | null, customerId: number | null, emailLower: string | null) =>
-    probeQuery(db, [{ serviceId, agentId, locationId, customerId, emailLower }]),
+// Building the statement costs more than running it: it is compiled once per number of probes.
+const probeRows = prepareRowsQuery(
+  { serviceId: true, agentId: true, locationId: true, customerId: true, emailLower: true },
+  MAX_BULK_BOOKINGS,
+  probeQuery,
 );
 
 /**
@@ -140,12 +142,7 @@ const probeOne = prepareQuery(
  * all by primary or unique key, so each probe yields exactly one row.
  */
 export async function probeReferences(db: Db, probes: readonly Probe[]): Promise<ProbeResult[]> {
-  const [only] = probes;
-  if (!only) return [];
-  const rows =
-    probes.length === 1
-      ? await probeOne.execute(db, only.serviceId, only.agentId, only.locationId, only.customerId, only.emailLower)
-      : await probeQuery(db, probes).execute();
+  const rows = await probeRows.execute(db, probes);
   return rows.map((row) => {
     const agent =
       row.a_id === null

@@ -1,6 +1,6 @@
 import { sql, type Expression, type Insertable, type RawBuilder, type Selectable, type SqlBool, type Updateable } from 'kysely';
 import { dialectOfDb, type Db, type Dialect } from '../../db/database.js';
-import { prepareInsertRows, prepareQuery, type RowFields } from '../../db/prepared.js';
+import { prepareRowsQuery, prepareQuery, type RowFields } from '../../db/prepared.js';
 import { bumpBusyVersions } from '../availability/repository.js';
 import type { OrdersTable, TransactionsTable } from '../orders/table.js';
 import { MAX_BULK_BOOKINGS } from './schemas.js';
@@ -39,7 +39,7 @@ const BOOKING_FIELDS: RowFields<NewBookingRow> = {
 
 // Building an insert of this many values costs more than running it: it is compiled once per
 // number of bookings a request writes.
-const insertBookingRows = prepareInsertRows(BOOKING_FIELDS, MAX_BULK_BOOKINGS, (db: Db, rows: NewBookingRow[]) =>
+const insertBookingRows = prepareRowsQuery(BOOKING_FIELDS, MAX_BULK_BOOKINGS, (db: Db, rows: NewBookingRow[]) =>
   db.insertInto('bookings').values(rows).returning(['id', 'booking_code']),
 );
 

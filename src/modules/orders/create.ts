@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.js';
-import { prepareInsertRows } from '../../db/prepared.js';
+import { prepareRowsQuery } from '../../db/prepared.js';
 import { randomCharacters } from '../../lib/random.js';
 import { nowIso } from '../../lib/time.js';
 import { MAX_BULK_BOOKINGS } from '../bookings/schemas.js';
@@ -56,7 +56,7 @@ export function orderRow(confirmationCode: string, customerId: number, priceCent
 
 // Building an insert of this many values costs more than running it: the inserts below are
 // compiled once per number of bookings a request writes.
-const insertOrderRows = prepareInsertRows(
+const insertOrderRows = prepareRowsQuery(
   { confirmationCode: true, customerId: true, priceCents: true, at: true },
   MAX_BULK_BOOKINGS,
   (trx: Db, rows: { confirmationCode: string; customerId: number; priceCents: number; at: string }[]) =>
@@ -108,7 +108,7 @@ export function invoiceRow(orderId: number, invoiceNumber: string, priceCents: n
   };
 }
 
-const insertItemRows = prepareInsertRows(
+const insertItemRows = prepareRowsQuery(
   { orderId: true, bookingId: true, itemData: true, priceCents: true, at: true },
   MAX_BULK_BOOKINGS,
   (trx: Db, rows: { orderId: number; bookingId: number; itemData: string; priceCents: number; at: string }[]) =>
@@ -118,7 +118,7 @@ const insertItemRows = prepareInsertRows(
       .returning(['id', 'order_id']),
 );
 
-const insertInvoiceRows = prepareInsertRows(
+const insertInvoiceRows = prepareRowsQuery(
   { orderId: true, invoiceNumber: true, priceCents: true, at: true },
   MAX_BULK_BOOKINGS,
   (trx: Db, rows: { orderId: number; invoiceNumber: string; priceCents: number; at: string }[]) =>

@@ -1,5 +1,6 @@
 import { CompiledQuery, sql, type Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import type { Db } from '../../src/db/database.js';
 import { recordLongestBookings } from '../../src/db/migrations/0014_agent_longest_booking.js';
 import { busyBookings, busyBookingsOfAgent, busyBookingsOfRanges, busyBookingsQuery, lookbackOf } from '../../src/modules/availability/repository.js';
 import { probeReferences } from '../../src/modules/bookings/references.js';
@@ -9,17 +10,21 @@ import { DIALECTS, useTestApp } from '../helper.js';
 
 const H = 3_600_000;
 
+/** An agent, service, location and customer to book. */
+async function refs(db: Db) {
+  const agentId = await insertAgent(db);
+  return { agentId, serviceId: await insertService(db), locationId: await insertLocation(db), customerId: await insertCustomer(db) };
+}
+
+/** A booking's start and end: `hours` from `startIso`. */
+const span = (startIso: string, hours: number) => ({ start_at: startIso, end_at: new Date(Date.parse(startIso) + hours * H).toISOString() });
+
 describe.each(DIALECTS)('bookings near a range (%s)', (dialect) => {
   const t = useTestApp(dialect);
 
-  async function refs() {
-    const agentId = await insertAgent(t.db);
-    return { agentId, serviceId: await insertService(t.db), locationId: await insertLocation(t.db), customerId: await insertCustomer(t.db) };
-  }
-  const span = (startIso: string, hours: number) => ({ start_at: startIso, end_at: new Date(Date.parse(startIso) + hours * H).toISOString() });
 
   it('reads exactly the live bookings overlapping the range, long ones that began the day before included', async () => {
-    const r = await refs();
+    const r = await refs(t.db);
     const other = await insertAgent(t.db);
     const before = await insertBooking(t.db, r, span('2030-01-06T20:00:00.000Z', 2));
     const long = await insertBooking(t.db, r, span('2030-01-06T14:00:00.000Z', 20));
@@ -36,7 +41,7 @@ describe.each(DIALECTS)('bookings near a range (%s)', (dialect) => {
   });
 
   it('reads them from the (agent_id, start_at, …) covering index alone, with both ends of start_at bounded', async () => {
-    const r = await refs();
+    const r = await refs(t.db);
     const range = { start: Date.parse('2030-01-07T00:00:00.000Z'), end: Date.parse('2030-01-08T00:00:00.000Z') };
     const compiled = busyBookingsQuery(t.db, [r.agentId], range).compile();
     if (dialect === 'sqlite') {
@@ -58,11 +63,6 @@ describe.each(DIALECTS)('bookings near a range (%s)', (dialect) => {
 describe.each(DIALECTS)('how far back a check under an agent’s lock reads (%s)', (dialect) => {
   const t = useTestApp(dialect);
 
-  async function refs() {
-    const agentId = await insertAgent(t.db);
-    return { agentId, serviceId: await insertService(t.db), locationId: await insertLocation(t.db), customerId: await insertCustomer(t.db) };
-  }
-  const span = (startIso: string, hours: number) => ({ start_at: startIso, end_at: new Date(Date.parse(startIso) + hours * H).toISOString() });
   const longestOf = async (agentId: number) =>
     (await t.db.selectFrom('agent_busy_versions').select('longest_booking_ms').where('agent_id', '=', agentId).executeTakeFirst())?.longest_booking_ms;
   const halfHourAt = (iso: string) => ({ start: Date.parse(iso), end: Date.parse(iso) + H / 2 });
@@ -73,7 +73,7 @@ describe.each(DIALECTS)('how far back a check under an agent’s lock reads (%s)
   };
 
   it('as far as the agent’s longest booking: one that began hours before the range is found', async () => {
-    const r = await refs();
+    const r = await refs(t.db);
     await insertBooking(t.db, r, span('2030-01-06T20:00:00.000Z', 1));
     const long = await insertBooking(t.db, r, span('2030-01-07T06:00:00.000Z', 10));
     expect(await longestOf(r.agentId)).toBe(10 * H);
@@ -85,7 +85,7 @@ describe.each(DIALECTS)('how far back a check under an agent’s lock reads (%s)
   });
 
   it('raised by every write that lengthens a booking, never lowered', async () => {
-    const r = await refs();
+    const r = await refs(t.db);
     const id = await insertBooking(t.db, r, span('2030-01-07T10:00:00.000Z', 1));
     expect(await longestOf(r.agentId)).toBe(H);
     await updateBookingRow(t.db, id, span('2030-01-07T09:00:00.000Z', 3));
@@ -101,7 +101,7 @@ describe.each(DIALECTS)('how far back a check under an agent’s lock reads (%s)
   });
 
   it('a whole day for an agent with no busy-time row', async () => {
-    const r = await refs();
+    const r = await refs(t.db);
     const long = await insertBooking(t.db, r, span('2030-01-07T02:00:00.000Z', 20));
     await t.db.deleteFrom('agent_busy_versions').where('agent_id', '=', r.agentId).execute();
     const range = halfHourAt('2030-01-07T21:00:00.000Z');
@@ -110,7 +110,7 @@ describe.each(DIALECTS)('how far back a check under an agent’s lock reads (%s)
   });
 
   it('migration 0014 records each agent’s longest booking from the bookings already written', async () => {
-    const r = await refs();
+    const r = await refs(t.db);
     const other = await insertAgent(t.db);
     await insertBooking(t.db, r, span('2030-01-07T02:00:00.000Z', 2));
     await insertBooking(t.db, r, span('2030-01-08T02:00:00.000Z', 7));

@@ -16,6 +16,7 @@ import { migrateToLatest } from './db/migrate.js';
 import { registerAuth } from './http/auth.js';
 import { registerErrorHandler } from './http/error-handler.js';
 import { registerIdempotency } from './http/idempotency.js';
+import { registerInputGuard } from './http/input-guard.js';
 import { openApiOptions } from './http/openapi.js';
 import { MemoryRateLimitStore, RedisRateLimitStore, type RateLimitStore } from './http/rate-limit-store.js';
 import { API_ROOT } from './http/route-config.js';
@@ -133,6 +134,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   registerErrorHandler(app);
   registerAuth(app, { db: database.db, nodeEnv: config.nodeEnv, rateLimits, audit, now: options.now ?? Date.now });
+  // Before idempotency: a refused request claims no key, as one refused by its schema.
+  registerInputGuard(app);
   registerIdempotency(app, database.db);
 
   await app.register(swagger, openApiOptions(config));

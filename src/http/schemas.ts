@@ -1,4 +1,4 @@
-import { Type, type TSchema } from 'typebox';
+import { Type, type TSchema, type TSchemaOptions } from 'typebox';
 import type { ErrorStyle } from './errors.js';
 
 const ErrorStyle1 = Type.Object(
@@ -39,11 +39,17 @@ export function errorResponses(statuses: readonly number[], style: ErrorStyle = 
 /** Statuses every authenticated route can answer besides its own. */
 export const AUTH_ERRORS = [401, 403, 429, 500, 503] as const;
 
-/** The largest id the 32-bit integer columns hold. */
-export const MAX_ID = 2147483647;
+/**
+ * The largest value of the 32-bit integer columns. Every integer a request gives has a schema
+ * bound within it, so none reaches PostgreSQL as an out-of-range value.
+ */
+export const MAX_INT32 = 2_147_483_647;
 
-/** An integer id: integers or digit strings (contract §3), within the column range. */
-export const Id = Type.Integer({ minimum: 1, maximum: MAX_ID });
+/** A row id in a path, query or body: integers or digit strings (contract §3), within the column range. */
+export const Id = (options: TSchemaOptions = {}) => Type.Integer({ minimum: 1, maximum: MAX_INT32, ...options });
+
+/** Any other integer a 32-bit column stores (display order, image ids and the like). */
+export const Int32 = (options: TSchemaOptions = {}) => Type.Integer({ minimum: -MAX_INT32 - 1, maximum: MAX_INT32, ...options });
 
 /** Integer id in a path. */
-export const IdParams = Type.Object({ id: Id });
+export const IdParams = Type.Object({ id: Id() });

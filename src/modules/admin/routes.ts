@@ -9,6 +9,7 @@ import { isDatabaseUnavailable } from '../../db/database.js';
 import { validationDetails } from '../../http/error-handler.js';
 import { AppError } from '../../http/errors.js';
 import type { RateLimitStore } from '../../http/rate-limit-store.js';
+import { Id, IdParams } from '../../http/schemas.js';
 import { createKey, listKeys, revokeKey } from '../api-keys/service.js';
 import { countEntries, requestsPerKeySince, searchEntries, usagePerKeyHour, type AuditFilter, type StatusClass } from '../audit/repository.js';
 import { countOutbox, listOutbox } from '../mail/repository.js';
@@ -70,7 +71,6 @@ const OutboxQuery = Type.Object({
   status: Type.Optional(Type.Union([Type.Literal(''), ...OUTBOX_STATUSES.map((s) => Type.Literal(s))])),
   page: PageQuery,
 });
-const IdParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }) });
 
 type Form = Record<string, string | string[] | undefined>;
 
@@ -251,7 +251,7 @@ export default async function adminRoutes(app: App, options: AdminOptions): Prom
     return sendPage(request, reply, { title: 'API keys', active: '/admin/keys', body: keysPage(view), ...(status ? { status } : {}) });
   };
 
-  app.get('/keys', { schema: { ...hidden, querystring: Type.Object({ revoked: Type.Optional(Type.Integer({ minimum: 1 })) }) } }, async (request, reply) => {
+  app.get('/keys', { schema: { ...hidden, querystring: Type.Object({ revoked: Type.Optional(Id()) }) } }, async (request, reply) => {
     const { revoked } = request.query;
     if (revoked === undefined) return showKeys(request, reply);
     const key = (await listKeys(db)).find((k) => k.id === revoked);

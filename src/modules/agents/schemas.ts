@@ -2,6 +2,7 @@ import { Type, type TSchema } from 'typebox';
 import { DeletedData, envelopeB, listEnvelopeB } from '../../http/envelope.js';
 import { DateParam, SortOrderParam } from '../../http/list-query.js';
 import { pageParams } from '../../http/pagination.js';
+import { Id, Int32 } from '../../http/schemas.js';
 import { WeeklyInputSchema, WeeklySchema } from '../schedules/schemas.js';
 
 export const AGENT_STATUSES = ['active', 'disabled'] as const;
@@ -54,8 +55,8 @@ export const AgentListQuery = Type.Object({
   search: Type.Optional(Type.String({ description: 'Part of the first name, last name or email (case-insensitive)' })),
   email: Type.Optional(Type.String({ description: 'exact email (case-insensitive)' })),
   phone: Type.Optional(Type.String({ description: 'part of the phone number' })),
-  location_id: Type.Optional(Type.Integer({ minimum: 1 })),
-  service_id: Type.Optional(Type.Integer({ minimum: 1 })),
+  location_id: Type.Optional(Id()),
+  service_id: Type.Optional(Id()),
   created_after: Type.Optional(DateParam('created on or after this date (site timezone)')),
   created_before: Type.Optional(DateParam('created on or before this date (site timezone)')),
   include: Type.Optional(Include),
@@ -66,9 +67,9 @@ export const AgentListQuery = Type.Object({
 export const AgentReadQuery = Type.Object({ include: Type.Optional(Include) });
 
 const ServiceConnection = Type.Object({
-  service_id: Type.Integer({ minimum: 1 }),
+  service_id: Id(),
   custom_price: Type.Optional(Nullable(Type.Union([Type.Number(), Type.String()]))),
-  custom_duration: Type.Optional(Nullable(Type.Integer({ description: 'minutes, 1 to 1440' }))),
+  custom_duration: Type.Optional(Nullable(Int32({ description: 'minutes, 1 to 1440' }))),
   custom_hours: Type.Optional(Nullable(WeeklyInputSchema)),
 });
 
@@ -87,8 +88,8 @@ const fields = {
     }),
   ),
   status: Type.Enum(AGENT_STATUSES),
-  service_ids: Type.Array(Type.Integer({ minimum: 1 }), { maxItems: 500, description: 'services the agent offers, without custom values' }),
-  location_ids: Type.Array(Type.Integer({ minimum: 1 }), { maxItems: 500, description: 'locations where the agent works (replaces the set)' }),
+  service_ids: Type.Array(Id(), { maxItems: 500, description: 'services the agent offers, without custom values' }),
+  location_ids: Type.Array(Id(), { maxItems: 500, description: 'locations where the agent works (replaces the set)' }),
   services: Type.Array(ServiceConnection, {
     maxItems: 500,
     description: 'services with custom price, duration or hours; together with service_ids they replace the set',

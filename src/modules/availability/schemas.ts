@@ -1,17 +1,18 @@
 import { Type } from 'typebox';
+import { Id, MAX_INT32 } from '../../http/schemas.js';
 
 export const DateText = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'YYYY-MM-DD' });
 export const TimeText = Type.String({ pattern: '^([01]\\d|2[0-3]):[0-5]\\d$', description: 'HH:MM, 24-hour' });
 /** An agent id, or `any` (also `-1`) to let availability choose. */
-export const AgentChoice = Type.Union([Type.Integer(), Type.Literal('any')], { description: 'agent id, or any / -1' });
+export const AgentChoice = Type.Union([Type.Integer({ minimum: -1, maximum: MAX_INT32 }), Type.Literal('any')], { description: 'agent id, or any / -1' });
 
 export const AvailabilityQuery = Type.Object({
-  service_id: Type.Integer({ minimum: 1 }),
+  service_id: Id(),
   date: Type.Optional(DateText),
   date_from: Type.Optional(DateText),
   date_to: Type.Optional(DateText),
   agent_id: Type.Optional(AgentChoice),
-  location_id: Type.Optional(Type.Integer({ minimum: 1 })),
+  location_id: Type.Optional(Id()),
   duration: Type.Optional(Type.Integer({ minimum: 1, maximum: 1440 })),
 });
 

@@ -2,6 +2,7 @@ import { AppError, type ErrorDetails } from '../../http/errors.js';
 import { toCents } from '../../lib/money.js';
 import { isCalendarDate } from '../availability/engine.js';
 import { parseAgentChoice } from '../availability/service.js';
+import { MAX_AMOUNT } from '../orders/schemas.js';
 import type { NewCustomer } from './customers.js';
 import type { BulkElementInput, CustomerFieldsInput } from './schemas.js';
 
@@ -77,6 +78,7 @@ export function parsePrice(value: string | number | undefined): number | undefin
   const cents = toCents(value);
   if (cents === undefined) throw new AppError('invalid_request', 'price must be a decimal amount', { price: 'must be a decimal amount such as "45.00"' });
   if (cents < 0) throw new AppError('validation_failed', 'price must not be negative', { price: 'must not be negative' });
+  if (cents > MAX_AMOUNT * 100) throw new AppError('validation_failed', `price must be at most ${MAX_AMOUNT}`, { price: `must be at most ${MAX_AMOUNT}` });
   return cents;
 }
 

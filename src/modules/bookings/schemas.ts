@@ -1,8 +1,9 @@
 import { Type, type Static } from 'typebox';
 import { pageParams } from '../../http/pagination.js';
+import { Id, MAX_INT32 } from '../../http/schemas.js';
+import { MAX_AMOUNT } from '../orders/schemas.js';
 import { AgentChoice, DateText, TimeText } from '../availability/schemas.js';
 
-const Id = Type.Integer({ minimum: 1 });
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 const Money = Type.Union([Type.String(), Type.Number()], { description: 'decimal amount, e.g. "45.00"' });
 const Duration = Type.Integer({ minimum: 1, maximum: 1440, description: 'minutes' });
@@ -26,13 +27,13 @@ export const BookingStatusSchema = Type.Union([
 
 /** The fields of one booking to create, as POST /bookings and each bulk element take them. */
 const createFields = {
-  service_id: Id,
+  service_id: Id(),
   agent_id: AgentChoice,
   start_date: DateText,
   start_time: TimeText,
-  customer_id: Type.Optional(Id),
+  customer_id: Type.Optional(Id()),
   customer: Type.Optional(CustomerFields),
-  location_id: Type.Optional(Id),
+  location_id: Type.Optional(Id()),
   duration: Type.Optional(Duration),
   price: Type.Optional(Money),
   status: Type.Optional(CreateStatus),
@@ -63,14 +64,14 @@ export const BulkBody = Type.Object({
 });
 
 export const UpdateBookingBody = Type.Object({
-  service_id: Type.Optional(Id),
-  agent_id: Type.Optional(Id),
-  location_id: Type.Optional(Id),
+  service_id: Type.Optional(Id()),
+  agent_id: Type.Optional(Id()),
+  location_id: Type.Optional(Id()),
   start_date: Type.Optional(DateText),
   start_time: Type.Optional(TimeText),
   duration: Type.Optional(Duration),
   status: Type.Optional(BookingStatusSchema),
-  customer_id: Type.Optional(Id),
+  customer_id: Type.Optional(Id()),
   customer: Type.Optional(CustomerFields),
   'customer.first_name': Type.Optional(Type.String()),
   'customer.last_name': Type.Optional(Type.String()),
@@ -98,10 +99,10 @@ export const ListQuery = Type.Object({
       Type.Literal('no_show'),
     ]),
   ),
-  customer_id: Type.Optional(Id),
-  agent_id: Type.Optional(Id),
-  service_id: Type.Optional(Id),
-  location_id: Type.Optional(Id),
+  customer_id: Type.Optional(Id()),
+  agent_id: Type.Optional(Id()),
+  service_id: Type.Optional(Id()),
+  location_id: Type.Optional(Id()),
   date_from: Type.Optional(DateText),
   date_to: Type.Optional(DateText),
   created_date_from: Type.Optional(DateText),
@@ -110,10 +111,10 @@ export const ListQuery = Type.Object({
   payment_status: Type.Optional(
     Type.Union([Type.Literal('not_paid'), Type.Literal('partially_paid'), Type.Literal('paid'), Type.Literal('refunded')]),
   ),
-  duration_min: Type.Optional(Type.Integer({ minimum: 0 })),
-  duration_max: Type.Optional(Type.Integer({ minimum: 0 })),
-  price_min: Type.Optional(Type.Number({ minimum: 0 })),
-  price_max: Type.Optional(Type.Number({ minimum: 0 })),
+  duration_min: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_INT32 })),
+  duration_max: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_INT32 })),
+  price_min: Type.Optional(Type.Number({ minimum: 0, maximum: MAX_AMOUNT })),
+  price_max: Type.Optional(Type.Number({ minimum: 0, maximum: MAX_AMOUNT })),
   customer_email: Type.Optional(Type.String()),
   customer_phone: Type.Optional(Type.String()),
   include_meta: Type.Optional(Type.Boolean({ default: false })),

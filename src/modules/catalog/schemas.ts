@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { DeletedData, envelopeB, listEnvelopeB } from '../../http/envelope.js';
 import { DateParam, SortOrderParam } from '../../http/list-query.js';
 import { pageParams } from '../../http/pagination.js';
+import { Id, Int32, MAX_INT32 } from '../../http/schemas.js';
 
 export const SERVICE_STATUSES = ['active', 'disabled'] as const;
 export const VISIBILITIES = ['visible', 'hidden'] as const;
@@ -58,14 +59,14 @@ export const ServiceListQuery = Type.Object({
   search: Type.Optional(Type.String({ description: 'Part of the name, short description or description (case-insensitive)' })),
   name: Type.Optional(Type.String({ description: 'exact name' })),
   status: Type.Optional(Type.Enum(SERVICE_STATUSES)),
-  category_id: Type.Optional(Type.Integer({ minimum: 1 })),
-  location_id: Type.Optional(Type.Integer({ minimum: 1, description: 'offered there: an active agent is connected to both' })),
-  agent_id: Type.Optional(Type.Integer({ minimum: 1 })),
+  category_id: Type.Optional(Id()),
+  location_id: Type.Optional(Id({ description: 'offered there: an active agent is connected to both' })),
+  agent_id: Type.Optional(Id()),
   visibility: Type.Optional(Type.Enum(VISIBILITIES)),
   price_min: Type.Optional(Type.Number({ minimum: 0, maximum: 10_000_000, description: 'price_min at least this' })),
   price_max: Type.Optional(Type.Number({ minimum: 0, maximum: 10_000_000, description: 'price_min at most this' })),
-  duration_min: Type.Optional(Type.Integer({ minimum: 0 })),
-  duration_max: Type.Optional(Type.Integer({ minimum: 0 })),
+  duration_min: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_INT32 })),
+  duration_max: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_INT32 })),
   created_after: Type.Optional(DateParam('created on or after this date (site timezone)')),
   created_before: Type.Optional(DateParam('created on or before this date (site timezone)')),
   updated_after: Type.Optional(DateParam('updated on or after this date (site timezone)')),
@@ -83,20 +84,20 @@ export const CreateServiceBody = Type.Object({
   name: Type.String({ description: '1 to 200 characters' }),
   short_description: Type.Optional(Type.String()),
   description: Type.Optional(Type.String()),
-  duration: Type.Optional(Type.Integer({ description: 'minutes, 1 to 1440; default 60' })),
+  duration: Type.Optional(Int32({ description: 'minutes, 1 to 1440; default 60' })),
   price_min: Type.Optional(Amount),
   price_max: Type.Optional(Amount),
   charge_amount: Type.Optional(Amount),
   deposit_amount: Type.Optional(Amount),
-  capacity_min: Type.Optional(Type.Integer({ description: 'default 1' })),
-  capacity_max: Type.Optional(Type.Integer({ description: 'default 1; at least capacity_min' })),
-  order_number: Type.Optional(Type.Integer({ description: 'default 0' })),
-  selection_image_id: Type.Optional(Type.Integer({ minimum: 0, description: 'default 0' })),
+  capacity_min: Type.Optional(Int32({ description: 'default 1' })),
+  capacity_max: Type.Optional(Int32({ description: 'default 1; at least capacity_min' })),
+  order_number: Type.Optional(Int32({ description: 'default 0' })),
+  selection_image_id: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_INT32, description: 'default 0' })),
   status: Type.Optional(Type.Enum(SERVICE_STATUSES)),
   visibility: Type.Optional(Type.Enum(VISIBILITIES)),
-  category_id: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
+  category_id: Type.Optional(Type.Union([Id(), Type.Null()])),
   agent_ids: Type.Optional(
-    Type.Array(Type.Integer({ minimum: 1 }), {
+    Type.Array(Id(), {
       maxItems: 500,
       description: 'the agents who offer the service (replaces the set; connections kept keep their custom values)',
     }),

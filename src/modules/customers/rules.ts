@@ -128,13 +128,6 @@ export function cleanCustomerInput(input: CustomerInput, options: RuleOptions): 
   const errors: FieldErrors = {};
   const columns: CustomerColumns = {};
 
-  // PostgreSQL text cannot hold NUL; no field of a customer has a use for it.
-  const withNul = Object.entries(input).filter(([, value]) => typeof value === 'string' && value.includes('\u0000'));
-  if (withNul.length > 0) {
-    for (const [field] of withNul) errors[field] = 'must not contain the NUL character';
-    return { columns, customFields: undefined, errors };
-  }
-
   for (const field of ['first_name', 'last_name'] as const) {
     const raw = input[field];
     if (raw === undefined) continue;

@@ -1,5 +1,6 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { pageParams } from '../../http/pagination.js';
+import { Id, MAX_INT32 } from '../../http/schemas.js';
 
 export const CUSTOMER_STATUSES = ['active', 'inactive', 'pending', 'pending_verification', 'blocked'] as const;
 export const CREATE_STATUSES = ['active', 'inactive', 'pending'] as const;
@@ -7,15 +8,6 @@ export const UPDATE_STATUSES = ['active', 'inactive', 'pending_verification', 'b
 export const GENDERS = ['male', 'female', 'other', 'prefer_not_to_say'] as const;
 export const INCLUDES = ['bookings', 'stats', 'custom_fields', 'notes', 'avatar'] as const;
 export type Include = (typeof INCLUDES)[number];
-
-/**
- * Ids and other integers are PostgreSQL `integer` columns: anything larger is refused by the schema
- * (400) rather than reaching the database as an out-of-range value.
- */
-const INT4_MAX = 2_147_483_647;
-const Id = (options: { description?: string } = {}) => Type.Integer({ minimum: 1, maximum: INT4_MAX, ...options });
-/** Text without NUL, which PostgreSQL text cannot hold. */
-const NO_NUL = '^[^\\u0000]*$';
 
 export const CustomerIdParams = Type.Object({ id: Id() });
 
@@ -46,7 +38,7 @@ const DATE_PREFIX_PATTERN =
   '^\\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\\d|3[01])([ T]([01]\\d|2[0-3])(:[0-5]\\d(:[0-5]\\d)?)?)?)?)?$';
 
 const partialText = (what: string) =>
-  Type.Optional(Type.String({ maxLength: 100, pattern: NO_NUL, description: `Case-insensitive partial match on ${what}; empty is ignored` }));
+  Type.Optional(Type.String({ maxLength: 100, description: `Case-insensitive partial match on ${what}; empty is ignored` }));
 const datePrefix = (what: string) =>
   Type.Optional(
     Type.String({
@@ -58,7 +50,7 @@ const datePrefix = (what: string) =>
 export const CustomerListQuery = Type.Object({
   ...pageParams(20, 100),
   // Bounded so that the offset stays an exact integer on both engines.
-  page: Type.Optional(Type.Integer({ minimum: 1, maximum: INT4_MAX, default: 1 })),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_INT32, default: 1 })),
   status: Type.Optional(Type.Enum(CUSTOMER_STATUSES)),
   created_after: Type.Optional(
     Type.String({ format: 'date', description: 'YYYY-MM-DD: created on or after this day (site timezone)' }),

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { DeletedData, envelopeB, listEnvelopeB } from '../../http/envelope.js';
 import { pageParams } from '../../http/pagination.js';
+import { Id, Int32, MAX_INT32 } from '../../http/schemas.js';
 
 export const LOCATION_STATUSES = ['active', 'inactive'] as const;
 const Status = Type.Enum(LOCATION_STATUSES);
@@ -39,9 +40,9 @@ const fields = {
   name: Type.String({ description: '1 to 200 characters' }),
   full_address: Type.String({ description: 'at most 500 characters; default empty' }),
   status: Status,
-  category_id: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: 'a location category, or null' }),
-  order_number: Type.Integer({ description: 'display order; default 0' }),
-  selection_image_id: Type.Integer({ minimum: 0, description: 'default 0' }),
+  category_id: Type.Union([Id(), Type.Null()], { description: 'a location category, or null' }),
+  order_number: Int32({ description: 'display order; default 0' }),
+  selection_image_id: Type.Integer({ minimum: 0, maximum: MAX_INT32, description: 'default 0' }),
 };
 
 export const CreateLocationBody = Type.Object({

@@ -1,5 +1,6 @@
-import { Type, type Static, type TSchema, type TSchemaOptions } from 'typebox';
+import { Type, type Static, type TSchema } from 'typebox';
 import { pageParams } from '../../http/pagination.js';
+import { Id } from '../../http/schemas.js';
 
 export const ORDER_STATUSES = ['open', 'cancelled', 'completed'] as const;
 export const ORDER_PAYMENT_STATUSES = ['not_paid', 'partially_paid', 'fully_paid', 'processing', 'refunded', 'partially_refunded'] as const;
@@ -13,8 +14,6 @@ export const TRANSACTION_STATUSES = ['succeeded', 'processing', 'failed'] as con
  */
 export const MAX_AMOUNT = 10_000_000;
 
-/** A row id in a path, query or body: positive, and within the 32-bit integer id columns. */
-export const Id = (options: TSchemaOptions = {}) => Type.Integer({ minimum: 1, maximum: 2_147_483_647, ...options });
 
 /** Money as the API shows it in orders, invoices and payments (contract §3). */
 export const Money = Type.String({ pattern: '^-?\\d+\\.\\d{2}$', description: 'Decimal with two places', examples: ['45.00'] });

@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { pageParams } from '../../http/pagination.js';
-import { envelopeB, envelopeBList, Id, MAX_AMOUNT, Transaction, TRANSACTION_STATUSES } from '../orders/schemas.js';
+import { Id } from '../../http/schemas.js';
+import { envelopeB, envelopeBList, MAX_AMOUNT, Transaction, TRANSACTION_STATUSES } from '../orders/schemas.js';
 
 const Label = (fallback: string, description: string) => Type.String({ minLength: 1, maxLength: 50, default: fallback, description });
 const LabelUpdate = () => Type.String({ minLength: 1, maxLength: 50 });

@@ -1,0 +1,48 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AppError, type ErrorDetails } from './errors.js';
+
+/**
+ * Adds to `found`, by field path (as validation errors name fields: `bookings.0.notes`), what
+ * `value` holds that no column can take: text with the NUL character, which PostgreSQL text
+ * cannot store, and numbers that are not finite.
+ */
+function collectUnstorable(value: unknown, path: string, found: ErrorDetails): void {
+  if (typeof value === 'string') {
+    if (value.includes('\u0000')) found[path] = 'must not contain the NUL character';
+  } else if (typeof value === 'number') {
+    if (!Number.isFinite(value)) found[path] = 'must be a finite number';
+  } else if (Array.isArray(value)) {
+    value.forEach((item: unknown, index) => collectUnstorable(item, path ? `${path}.${index}` : String(index), found));
+  } else if (value !== null && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) collectUnstorable(item, path ? `${path}.${key}` : key, found);
+  }
+}
+
+function unstorable(value: unknown): ErrorDetails | undefined {
+  const found: ErrorDetails = {};
+  collectUnstorable(value, '', found);
+  return Object.keys(found).length > 0 ? found : undefined;
+}
+
+function guardError(request: FastifyRequest): AppError | undefined {
+  const code = request.routeOptions.config?.validationErrorCode ?? 'invalid_request';
+  const inPath = unstorable(request.params);
+  if (inPath) return new AppError(code, 'Invalid path parameters', inPath);
+  const inQuery = unstorable(request.query);
+  if (inQuery) return new AppError(code, 'Invalid query parameters', inQuery);
+  const inBody = unstorable(request.body);
+  return inBody && new AppError('validation_failed', 'Invalid request body', inBody);
+}
+
+/**
+ * Refuses, after schema validation and before any handler, the values the schemas let through
+ * that the databases cannot store. NUL is valid JSON and valid in a URL. Infinity comes from
+ * Ajv's coercion: it turns "Infinity" or "1e400" in a query or path into Infinity and then skips
+ * minimum and maximum, which only check finite numbers.
+ */
+export function registerInputGuard(app: FastifyInstance): void {
+  // Callback style: an async hook costs every request a promise and a microtask turn.
+  app.addHook('preHandler', (request, _reply, done) => {
+    done(guardError(request));
+  });
+}

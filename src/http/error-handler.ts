@@ -64,6 +64,22 @@ function toAppError(error: FastifyError, request: FastifyRequest): AppError | un
   return undefined;
 }
 
+/**
+ * Errors Fastify meets before a request reaches a route, in the envelope of every other error: a
+ * path that is not valid percent-encoding, or a path segment longer than the router takes.
+ */
+export function frameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const appError =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? new AppError('invalid_request', 'A path segment is too long', undefined, { status: 414 })
+      : new AppError('invalid_request', 'The path is not valid percent-encoding');
+  void reply
+    .status(appError.statusCode)
+    .header('x-request-id', request.id)
+    .type('application/json; charset=utf-8')
+    .send(JSON.stringify(renderError(appError, 1)));
+}
+
 /** The single place where errors become HTTP answers. Nothing internal ever reaches the client. */
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {

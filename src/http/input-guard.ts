@@ -1,14 +1,19 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError, type ErrorDetails } from './errors.js';
 
+/** In `u` mode a surrogate pair is one code point, so this matches only a surrogate standing alone. */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
 /**
  * Adds to `found`, by field path (as validation errors name fields: `bookings.0.notes`), what
  * `value` holds that no column can take: text with the NUL character, which PostgreSQL text
- * cannot store, and numbers that are not finite.
+ * cannot store, text with a lone surrogate (\ud800 in JSON), which neither engine stores as
+ * sent, and numbers that are not finite.
  */
 function collectUnstorable(value: unknown, path: string, found: ErrorDetails): void {
   if (typeof value === 'string') {
     if (value.includes('\u0000')) found[path] = 'must not contain the NUL character';
+    else if (LONE_SURROGATE.test(value)) found[path] = 'must be valid Unicode text (a lone surrogate is not)';
   } else if (typeof value === 'number') {
     if (!Number.isFinite(value)) found[path] = 'must be a finite number';
   } else if (Array.isArray(value)) {

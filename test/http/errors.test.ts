@@ -113,6 +113,18 @@ describe.each(DIALECTS)('errors and envelopes (%s)', (dialect) => {
     expect(res.json().error.code).toBe('not_found');
   });
 
+  it('answers a path the router cannot take in the same envelope: bad percent-encoding 400, a long segment 414', async () => {
+    for (const [url, status, message] of [
+      [`${ROOT}/customers/%E0%A4%A`, 400, 'The path is not valid percent-encoding'],
+      [`${ROOT}/customers/${'9'.repeat(101)}`, 414, 'A path segment is too long'],
+    ] as const) {
+      const res = await t.app.inject({ url, headers: await headers() });
+      expect(res.statusCode, url).toBe(status);
+      expect(res.json(), url).toEqual({ status: 'error', error: { code: 'invalid_request', message } });
+      expect(res.headers['x-request-id'], url).toMatch(/^[0-9a-f-]{36}$/);
+    }
+  });
+
   it('answers an unexpected failure with 500 server_error and nothing internal', async () => {
     for (const [path, expected] of [
       ['test-crash', { status: 'error', error: { code: 'server_error', message: 'Internal server error' } }],

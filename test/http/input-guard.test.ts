@@ -48,6 +48,16 @@ describe.each(DIALECTS)('input no column can store (%s)', (dialect) => {
     expect(list.json().data).toEqual([]);
   });
 
+  it('refuses text with a lone surrogate, which neither engine stores as sent', async () => {
+    const res = await call('POST', '/coupons', { code: 'HALF\ud800', name: 'Half a character', discount_value: 5 });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().error).toMatchObject({ code: 'validation_failed', details: { code: 'must be valid Unicode text (a lone surrogate is not)' } });
+    // A character outside the basic plane (a surrogate pair) is text like any other.
+    const pair = await call('POST', '/coupons', { code: 'SMILE', name: 'Smile \u{1F600}', discount_value: 5 });
+    expect(pair.statusCode).toBe(201);
+    expect(pair.json().data.name).toBe('Smile \u{1F600}');
+  });
+
   it('refuses ids beyond the 32-bit columns in the schema, on every module that takes them', async () => {
     const site = await newSite(t.db);
     const tooLarge = 2_147_483_648;

@@ -7,13 +7,15 @@ const TEXTS = [
   '', 'abc', '-1', '0', '1.5', '-0', '2147483648', '99999999999999999999', '1e308', 'Infinity', 'NaN', '１２',
   "'; drop table bookings; --", '%', '_', '\\', '\u0000', 'x'.repeat(5000), '2026-02-30', '2026-13-01', '25:61', 'null', 'true', '[]',
 ];
+/** Path segments as sent, not percent-encoded by the test: invalid encodings and dot segments. */
+const RAW_SEGMENTS = ['%E0%A4%A', '%', '%00', '..', '.'];
 /** Values a client may put in a JSON body field. */
 const VALUES: unknown[] = [
   null, true, false, 0, -1, 1.5, 2_147_483_648, 9_007_199_254_740_993, 1e308, -1e308, '', 'abc', 'x'.repeat(5000),
-  '\u0000', '2026-02-30', '23:60', [], [1, 2], {}, { a: 1 },
+  '\u0000', '\ud800', '2026-02-30', '23:60', [], [1, 2], {}, { a: 1 },
 ];
 /** Whole bodies that are not the object a route takes. */
-const RAW_BODIES = ['', '{', 'null', '[]', '"x"', '1', '{"__proto__":{"polluted":1}}', '{"constructor":{"prototype":{"polluted":1}}}'];
+const RAW_BODIES = ['', '{', 'null', '[]', '"x"', '1', '"\\ud800"', '{"__proto__":{"polluted":1}}', '{"constructor":{"prototype":{"polluted":1}}}'];
 
 /** Records for every path parameter, and a valid body per write route to vary one field of. */
 async function seedWorld(t: TestApp, key: string) {
@@ -108,6 +110,7 @@ describe.each(DIALECTS)('malformed input on every documented route (%s)', (diale
 
         if (path.includes('{')) {
           for (const text of TEXTS) await send(method, path.replace(/\{\w+\}/g, encodeURIComponent(text)), emptyBody);
+          for (const segment of RAW_SEGMENTS) await send(method, path.replace(/\{\w+\}/g, segment), emptyBody);
         }
         const parameters: { in: string; name: string }[] = operation.parameters ?? [];
         const queryNames = parameters.filter((p) => p.in === 'query').map((p) => p.name);

@@ -29,7 +29,25 @@ function unstorable(value: unknown): ErrorDetails | undefined {
   return Object.keys(found).length > 0 ? found : undefined;
 }
 
+/** True when collectUnstorable would find nothing; without building a field path per value, as every request asks. */
+function storable(value: unknown): boolean {
+  switch (typeof value) {
+    case 'string':
+      return !value.includes('\u0000') && !LONE_SURROGATE.test(value);
+    case 'number':
+      return Number.isFinite(value);
+    case 'object':
+      if (value === null) return true;
+      if (Array.isArray(value)) return value.every(storable);
+      for (const key in value) if (!storable((value as Record<string, unknown>)[key])) return false;
+      return true;
+    default:
+      return true;
+  }
+}
+
 function guardError(request: FastifyRequest): AppError | undefined {
+  if (storable(request.params) && storable(request.query) && storable(request.body)) return undefined;
   const code = request.routeOptions.config?.validationErrorCode ?? 'invalid_request';
   const inPath = unstorable(request.params);
   if (inPath) return new AppError(code, 'Invalid path parameters', inPath);

@@ -5,21 +5,29 @@ import { AppError, type ErrorDetails } from './errors.js';
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 
 /**
- * Adds to `found`, by field path (as validation errors name fields: `bookings.0.notes`), what
- * `value` holds that no column can take: text with the NUL character, which PostgreSQL text
- * cannot store, text with a lone surrogate (\ud800 in JSON), which neither engine stores as
- * sent, and numbers that are not finite.
+ * What makes a single value unstorable in any column, or undefined: text with the NUL character,
+ * which PostgreSQL text cannot store; text with a lone surrogate (\ud800 in JSON), which neither
+ * engine stores as sent; a number that is not finite.
  */
-function collectUnstorable(value: unknown, path: string, found: ErrorDetails): void {
+function problemOf(value: unknown): string | undefined {
   if (typeof value === 'string') {
-    if (value.includes('\u0000')) found[path] = 'must not contain the NUL character';
-    else if (LONE_SURROGATE.test(value)) found[path] = 'must be valid Unicode text (a lone surrogate is not)';
-  } else if (typeof value === 'number') {
-    if (!Number.isFinite(value)) found[path] = 'must be a finite number';
-  } else if (Array.isArray(value)) {
+    if (value.includes('\u0000')) return 'must not contain the NUL character';
+    if (LONE_SURROGATE.test(value)) return 'must be valid Unicode text (a lone surrogate is not)';
+  } else if (typeof value === 'number' && !Number.isFinite(value)) {
+    return 'must be a finite number';
+  }
+  return undefined;
+}
+
+/** Adds to `found` each problem in `value`, by field path as validation errors name fields (`bookings.0.notes`). */
+function collectUnstorable(value: unknown, path: string, found: ErrorDetails): void {
+  if (Array.isArray(value)) {
     value.forEach((item: unknown, index) => collectUnstorable(item, path ? `${path}.${index}` : String(index), found));
   } else if (value !== null && typeof value === 'object') {
     for (const [key, item] of Object.entries(value)) collectUnstorable(item, path ? `${path}.${key}` : key, found);
+  } else {
+    const problem = problemOf(value);
+    if (problem) found[path] = problem;
   }
 }
 
@@ -31,19 +39,12 @@ function unstorable(value: unknown): ErrorDetails | undefined {
 
 /** True when collectUnstorable would find nothing; without building a field path per value, as every request asks. */
 function storable(value: unknown): boolean {
-  switch (typeof value) {
-    case 'string':
-      return !value.includes('\u0000') && !LONE_SURROGATE.test(value);
-    case 'number':
-      return Number.isFinite(value);
-    case 'object':
-      if (value === null) return true;
-      if (Array.isArray(value)) return value.every(storable);
-      for (const key in value) if (!storable((value as Record<string, unknown>)[key])) return false;
-      return true;
-    default:
-      return true;
+  if (Array.isArray(value)) return value.every(storable);
+  if (value !== null && typeof value === 'object') {
+    for (const key in value) if (!storable((value as Record<string, unknown>)[key])) return false;
+    return true;
   }
+  return problemOf(value) === undefined;
 }
 
 function guardError(request: FastifyRequest): AppError | undefined {

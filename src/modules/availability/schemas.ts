@@ -1,10 +1,10 @@
 import { Type } from 'typebox';
-import { Id, MAX_INT32 } from '../../http/schemas.js';
+import { Id, Int32 } from '../../http/schemas.js';
 
 export const DateText = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'YYYY-MM-DD' });
 export const TimeText = Type.String({ pattern: '^([01]\\d|2[0-3]):[0-5]\\d$', description: 'HH:MM, 24-hour' });
 /** An agent id, or `any` (also `-1`) to let availability choose. */
-export const AgentChoice = Type.Union([Type.Integer({ minimum: -1, maximum: MAX_INT32 }), Type.Literal('any')], { description: 'agent id, or any / -1' });
+export const AgentChoice = Type.Union([Int32({ minimum: -1 }), Type.Literal('any')], { description: 'agent id, or any / -1' });
 
 export const AvailabilityQuery = Type.Object({
   service_id: Id(),

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { pageParams } from '../../http/pagination.js';
-import { Id, MAX_INT32 } from '../../http/schemas.js';
+import { Id, Int32 } from '../../http/schemas.js';
 import { MAX_AMOUNT } from '../orders/schemas.js';
 import { AgentChoice, DateText, TimeText } from '../availability/schemas.js';
 
@@ -111,8 +111,8 @@ export const ListQuery = Type.Object({
   payment_status: Type.Optional(
     Type.Union([Type.Literal('not_paid'), Type.Literal('partially_paid'), Type.Literal('paid'), Type.Literal('refunded')]),
   ),
-  duration_min: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_INT32 })),
-  duration_max: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_INT32 })),
+  duration_min: Type.Optional(Int32({ minimum: 0 })),
+  duration_max: Type.Optional(Int32({ minimum: 0 })),
   price_min: Type.Optional(Type.Number({ minimum: 0, maximum: MAX_AMOUNT })),
   price_max: Type.Optional(Type.Number({ minimum: 0, maximum: MAX_AMOUNT })),
   customer_email: Type.Optional(Type.String()),

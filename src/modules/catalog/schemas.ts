@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { DeletedData, envelopeB, listEnvelopeB } from '../../http/envelope.js';
 import { DateParam, SortOrderParam } from '../../http/list-query.js';
 import { pageParams } from '../../http/pagination.js';
-import { Id, Int32, MAX_INT32 } from '../../http/schemas.js';
+import { Id, Int32 } from '../../http/schemas.js';
 
 export const SERVICE_STATUSES = ['active', 'disabled'] as const;
 export const VISIBILITIES = ['visible', 'hidden'] as const;
@@ -65,8 +65,8 @@ export const ServiceListQuery = Type.Object({
   visibility: Type.Optional(Type.Enum(VISIBILITIES)),
   price_min: Type.Optional(Type.Number({ minimum: 0, maximum: 10_000_000, description: 'price_min at least this' })),
   price_max: Type.Optional(Type.Number({ minimum: 0, maximum: 10_000_000, description: 'price_min at most this' })),
-  duration_min: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_INT32 })),
-  duration_max: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_INT32 })),
+  duration_min: Type.Optional(Int32({ minimum: 0 })),
+  duration_max: Type.Optional(Int32({ minimum: 0 })),
   created_after: Type.Optional(DateParam('created on or after this date (site timezone)')),
   created_before: Type.Optional(DateParam('created on or before this date (site timezone)')),
   updated_after: Type.Optional(DateParam('updated on or after this date (site timezone)')),
@@ -92,7 +92,7 @@ export const CreateServiceBody = Type.Object({
   capacity_min: Type.Optional(Int32({ description: 'default 1' })),
   capacity_max: Type.Optional(Int32({ description: 'default 1; at least capacity_min' })),
   order_number: Type.Optional(Int32({ description: 'default 0' })),
-  selection_image_id: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_INT32, description: 'default 0' })),
+  selection_image_id: Type.Optional(Int32({ minimum: 0, description: 'default 0' })),
   status: Type.Optional(Type.Enum(SERVICE_STATUSES)),
   visibility: Type.Optional(Type.Enum(VISIBILITIES)),
   category_id: Type.Optional(Type.Union([Id(), Type.Null()])),

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { DeletedData, envelopeB, listEnvelopeB } from '../../http/envelope.js';
 import { pageParams } from '../../http/pagination.js';
-import { Id, Int32, MAX_INT32 } from '../../http/schemas.js';
+import { Id, Int32 } from '../../http/schemas.js';
 
 export const LOCATION_STATUSES = ['active', 'inactive'] as const;
 const Status = Type.Enum(LOCATION_STATUSES);
@@ -42,7 +42,7 @@ const fields = {
   status: Status,
   category_id: Type.Union([Id(), Type.Null()], { description: 'a location category, or null' }),
   order_number: Int32({ description: 'display order; default 0' }),
-  selection_image_id: Type.Integer({ minimum: 0, maximum: MAX_INT32, description: 'default 0' }),
+  selection_image_id: Int32({ minimum: 0, description: 'default 0' }),
 };
 
 export const CreateLocationBody = Type.Object({

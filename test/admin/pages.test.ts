@@ -169,7 +169,7 @@ describe.each(DIALECTS)('admin pages (%s)', (dialect) => {
     });
 
     it('answers bad filters with a clear error page', async () => {
-      for (const query of ['status=6xx', 'key=abc', 'from=yesterday', 'page=0', 'from=2026-02-30T10:00', 'from=2026-01-02T00:00&to=2026-01-01T00:00']) {
+      for (const query of ['status=6xx', 'key=abc', 'key=2147483648', 'from=yesterday', 'page=0', 'from=2026-02-30T10:00', 'from=2026-01-02T00:00&to=2026-01-01T00:00']) {
         const res = await get(`/admin/log?${query}`);
         expect(res.statusCode, query).toBe(400);
         expect(res.headers['content-type']).toMatch(/text\/html/);

@@ -9,7 +9,7 @@ import { isDatabaseUnavailable } from '../../db/database.js';
 import { validationDetails } from '../../http/error-handler.js';
 import { AppError } from '../../http/errors.js';
 import type { RateLimitStore } from '../../http/rate-limit-store.js';
-import { Id, IdParams } from '../../http/schemas.js';
+import { Id, IdParams, MAX_INT32 } from '../../http/schemas.js';
 import { createKey, listKeys, revokeKey } from '../api-keys/service.js';
 import { countEntries, requestsPerKeySince, searchEntries, usagePerKeyHour, type AuditFilter, type StatusClass } from '../audit/repository.js';
 import { countOutbox, listOutbox } from '../mail/repository.js';
@@ -305,6 +305,8 @@ export default async function adminRoutes(app: App, options: AdminOptions): Prom
       if (!iso) throw new AppError('invalid_request', `${name} is not a valid date and time`);
       return iso;
     };
+    // The pattern lets ten digits through; ids stop at the 32-bit columns' end.
+    if (values.key !== 'none' && Number(values.key) > MAX_INT32) throw new AppError('invalid_request', `No key has the id ${values.key}`);
     const filter: AuditFilter = {
       ...(values.key === 'none' ? { keyId: null } : values.key ? { keyId: Number(values.key) } : {}),
       ...(values.status ? { statusClass: Number(values.status[0]) as StatusClass } : {}),

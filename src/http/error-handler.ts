@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from '../db/database.js';
-import { AppError, renderError, type ErrorDetails } from './errors.js';
+import { AppError, renderError, type ErrorDetails, type ErrorStyle } from './errors.js';
 
 interface ValidationIssue {
   instancePath: string;
@@ -64,6 +64,10 @@ function toAppError(error: FastifyError, request: FastifyRequest): AppError | un
   return undefined;
 }
 
+function sendError(reply: FastifyReply, error: AppError, style: ErrorStyle): void {
+  void reply.status(error.statusCode).type('application/json; charset=utf-8').send(JSON.stringify(renderError(error, style)));
+}
+
 /**
  * Errors Fastify meets before a request reaches a route, in the envelope of every other error: a
  * path that is not valid percent-encoding, or a path segment longer than the router takes.
@@ -73,11 +77,7 @@ export function frameworkError(error: FastifyError, request: FastifyRequest, rep
     error.code === 'FST_ERR_MAX_PARAM_LENGTH'
       ? new AppError('invalid_request', 'A path segment is too long', undefined, { status: 414 })
       : new AppError('invalid_request', 'The path is not valid percent-encoding');
-  void reply
-    .status(appError.statusCode)
-    .header('x-request-id', request.id)
-    .type('application/json; charset=utf-8')
-    .send(JSON.stringify(renderError(appError, 1)));
+  sendError(reply.header('x-request-id', request.id), appError, 1);
 }
 
 /** The single place where errors become HTTP answers. Nothing internal ever reaches the client. */
@@ -91,14 +91,10 @@ export function registerErrorHandler(app: FastifyInstance): void {
       request.log.error({ err: error }, 'unexpected error');
       appError = new AppError('server_error', style === 2 ? 'Failed to process the payment request' : 'Internal server error');
     }
-    void reply
-      .status(appError.statusCode)
-      .type('application/json; charset=utf-8')
-      .send(JSON.stringify(renderError(appError, style)));
+    sendError(reply, appError, style);
   });
 
   app.setNotFoundHandler((request, reply) => {
-    const error = new AppError('not_found', `No route ${request.method} ${request.url.split('?', 1)[0]}`);
-    void reply.status(404).type('application/json; charset=utf-8').send(JSON.stringify(renderError(error, 1)));
+    sendError(reply, new AppError('not_found', `No route ${request.method} ${request.url.split('?', 1)[0]}`), 1);
   });
 }

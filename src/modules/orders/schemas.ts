@@ -14,7 +14,6 @@ export const TRANSACTION_STATUSES = ['succeeded', 'processing', 'failed'] as con
  */
 export const MAX_AMOUNT = 10_000_000;
 
-
 /** Money as the API shows it in orders, invoices and payments (contract §3). */
 export const Money = Type.String({ pattern: '^-?\\d+\\.\\d{2}$', description: 'Decimal with two places', examples: ['45.00'] });
 /** `YYYY-MM-DD HH:MM:SS` in the site timezone. */

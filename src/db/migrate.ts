@@ -13,6 +13,7 @@ import * as customerListOrder from './migrations/0011_customer_list_order.js';
 import * as transactionsBookingIndex from './migrations/0012_transactions_booking_index.js';
 import * as agentBusyVersions from './migrations/0013_agent_busy_versions.js';
 import * as agentLongestBooking from './migrations/0014_agent_longest_booking.js';
+import * as orderCouponId from './migrations/0015_order_coupon_id.js';
 
 type DialectMigration = { up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void> };
 
@@ -31,6 +32,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0012_transactions_booking_index': transactionsBookingIndex,
   '0013_agent_busy_versions': agentBusyVersions,
   '0014_agent_longest_booking': agentLongestBooking,
+  '0015_order_coupon_id': orderCouponId,
 };
 
 class InCodeProvider implements MigrationProvider {

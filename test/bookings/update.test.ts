@@ -301,6 +301,36 @@ describe.each(DIALECTS)('GET, PUT and DELETE /bookings/{id} (%s)', (dialect) => 
       expect(invoice.charge_amount_cents).toBe(6025);
     });
 
+    it("a new price moves the order's and the booking's payment_status with what the payments cover", async () => {
+      // A key of its own: this file's requests together exceed one test key's rate limit.
+      const own = requester(t);
+      const site = await newSite(t.db);
+      const booking = await book(site, { price: '45.00' });
+      const orderOf = async (): Promise<Json> => (await own('GET', `/orders/${booking.order.id}`)).json();
+      expect((await own('POST', '/payments', { order_id: booking.order.id, amount: 45 })).statusCode).toBe(201);
+      expect((await orderOf()).payment_status).toBe('fully_paid');
+
+      const raised = await own('PUT', `/bookings/${booking.id}`, { price: '100.00' });
+      expect(raised.json().data).toMatchObject({ payment_status: 'partially_paid', order: { total: '100.00', payment_status: 'partially_paid' } });
+      expect(await orderOf()).toMatchObject({ total: '100.00', payment_status: 'partially_paid' });
+
+      const lowered = await own('PUT', `/bookings/${booking.id}`, { price: '40.00' });
+      expect(lowered.json().data).toMatchObject({ payment_status: 'paid', order: { total: '40.00', payment_status: 'fully_paid' } });
+    });
+
+    it("refuses a price below the order's discounts with 422 and changes nothing", async () => {
+      const own = requester(t);
+      const site = await newSite(t.db);
+      const booking = await book(site, { price: '45.00' });
+      expect((await own('PUT', `/orders/${booking.order.id}`, { discount_total: 30 })).json().total).toBe('15.00');
+      const res = await own('PUT', `/bookings/${booking.id}`, { price: '20.00', notes: 'not saved' });
+      expect(res.statusCode).toBe(422);
+      expect(res.json().error).toMatchObject({ code: 'validation_failed', details: { price: expect.stringContaining('-10.00') } });
+      expect((await own('GET', `/bookings/${booking.id}`)).json().data).toMatchObject({ price: '45.00', notes: null, order: { total: '15.00' } });
+      const invoice = await t.db.selectFrom('invoices').select('charge_amount_cents').where('order_id', '=', booking.order.id).executeTakeFirstOrThrow();
+      expect(invoice.charge_amount_cents).toBe(1500);
+    });
+
     it('merges metadata, removing keys set to null', async () => {
       const site = await newSite(t.db);
       const booking = await book(site, { meta: { a: '1', b: '2' } });

@@ -278,6 +278,44 @@ describe.each(DIALECTS)('coupons (%s)', (dialect) => {
       expect((await call('GET', `/coupons/${c.code}`)).json().data.usage_count).toBe(1);
     });
 
+    it("computes the coupon's discount again on a new subtotal, unless coupon_discount is given", async () => {
+      const percent = await coupon({ discount_value: 10 });
+      const o = await bookedOrder(t.db, { priceCents: 4_500 });
+      expect((await applyTo(o.orderId, { coupon_code: percent.code })).json()).toMatchObject({ coupon_discount: 4.5, total: '40.50' });
+      expect((await applyTo(o.orderId, { subtotal: 100 })).json()).toMatchObject({ coupon_discount: 10, total: '90.00' });
+      expect((await applyTo(o.orderId, { subtotal: 80, coupon_discount: 1 })).json()).toMatchObject({ coupon_discount: 1, total: '79.00' });
+      // The coupon stays on the order whatever became of it since: its terms still apply.
+      await call('PUT', `/coupons/${percent.code}`, { status: 'inactive' });
+      expect((await applyTo(o.orderId, { subtotal: 50 })).json()).toMatchObject({ coupon_code: percent.code, coupon_discount: 5, total: '45.00' });
+    });
+
+    it("follows a booking's new price, a fixed amount never more than the subtotal", async () => {
+      const fixed = await coupon({ discount_type: 'fixed_amount', discount_value: 40 });
+      const o = await bookedOrder(t.db, { priceCents: 4_500 });
+      expect((await applyTo(o.orderId, { coupon_code: fixed.code })).json()).toMatchObject({ coupon_discount: 40, total: '5.00' });
+      const repriced = await call('PUT', `/bookings/${o.bookingId}`, { price: '10.00' });
+      expect(repriced.statusCode).toBe(200);
+      expect((await call('GET', `/orders/${o.orderId}`)).json()).toMatchObject({ subtotal: '10.00', coupon_discount: 10, total: '0.00' });
+      const invoice = (await call('GET', `/orders/${o.orderId}/invoices/${o.invoiceId}`)).json().data;
+      expect(invoice.charge_amount).toBe('0.00');
+    });
+
+    it("keeps a deleted coupon's discount on its orders, and a new coupon with its code starts unused", async () => {
+      const code = uniqueCode('REUSED');
+      await coupon({ code, discount_value: 10, usage_limit: 1 });
+      const first = await bookedOrder(t.db, { priceCents: 5_000 });
+      expect((await applyTo(first.orderId, { coupon_code: code })).statusCode).toBe(200);
+      expect((await call('DELETE', `/coupons/${code}`)).statusCode).toBe(200);
+
+      const again = await coupon({ code, discount_value: 50, usage_limit: 1 });
+      expect(again.usage_count).toBe(0);
+      const second = await bookedOrder(t.db, { priceCents: 5_000 });
+      expect((await applyTo(second.orderId, { coupon_code: code })).json()).toMatchObject({ coupon_discount: 25, total: '25.00' });
+      expect((await call('GET', `/coupons/${code}`)).json().data.usage_count).toBe(1);
+      // The first order keeps the code and the discount it was given, capped by a lower subtotal.
+      expect((await applyTo(first.orderId, { subtotal: 3 })).json()).toMatchObject({ coupon_code: code, coupon_discount: 3, total: '0.00' });
+    });
+
     it('refuses an inactive or unknown coupon with 422 details.coupon_code and changes nothing', async () => {
       const inactive = await coupon({ discount_value: 10, status: 'inactive' });
       const o = await bookedOrder(t.db);

@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { lockedTransaction } from '../../db/transactions.js';
 import { AppError } from '../../http/errors.js';
@@ -6,6 +5,7 @@ import { nowIso } from '../../lib/time.js';
 import { inZone } from '../availability/engine.js';
 import { findService } from '../availability/repository.js';
 import { slotContext } from '../availability/service.js';
+import { orderLock, repriceBooking } from '../orders/service.js';
 import { assertEmailFree, findCustomer, updateBookingCustomer, type CustomerChanges } from './customers.js';
 import { loadDetail, type BookingView } from './present.js';
 import * as repository from './repository.js';
@@ -59,36 +59,6 @@ function checkTransition(from: BookingStatus, to: BookingStatus, mayManageComple
   }
 }
 
-/** A new booking price flows into its order item, the order's totals and the order's open invoice. */
-async function repriceOrder(db: Db, bookingId: number, orderId: number, priceCents: number): Promise<void> {
-  const at = nowIso();
-  await db
-    .updateTable('order_items')
-    .set({ subtotal_cents: priceCents, total_cents: priceCents, updated_at: at })
-    .where('booking_id', '=', bookingId)
-    .where('variant', '=', 'booking')
-    .execute();
-  const { subtotal } = await db
-    .selectFrom('order_items')
-    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('total_cents'), sql<number>`0`).as('subtotal'))
-    .where('order_id', '=', orderId)
-    .executeTakeFirstOrThrow();
-  const order = await db
-    .selectFrom('orders')
-    .select(['discount_total_cents', 'coupon_discount_cents', 'tax_total_cents'])
-    .where('id', '=', orderId)
-    .executeTakeFirstOrThrow();
-  // Contract §8: total = subtotal − discount_total − coupon_discount + tax_total.
-  const total = Number(subtotal) - order.discount_total_cents - order.coupon_discount_cents + order.tax_total_cents;
-  await db.updateTable('orders').set({ subtotal_cents: Number(subtotal), total_cents: total, updated_at: at }).where('id', '=', orderId).execute();
-  await db
-    .updateTable('invoices')
-    .set({ charge_amount_cents: total, updated_at: at })
-    .where('order_id', '=', orderId)
-    .where('status', '=', 'open')
-    .execute();
-}
-
 const AGENT_MOVED = Symbol('agent moved');
 
 /**
@@ -101,6 +71,8 @@ export async function updateBooking(handle: Handle, id: number, update: BookingU
     if (!current) throw new AppError('booking_not_found', `Booking ${id} does not exist`);
     const keys = [`agent:${current.agent_id}`, `agent:${update.agentId ?? current.agent_id}`];
     if (update.customer.email !== undefined) keys.push(`email:${update.customer.email.toLowerCase()}`);
+    // A new price moves the order's money, which every such write changes under the order's lock.
+    if (update.priceCents !== undefined && current.order_id !== null) keys.push(orderLock(current.order_id));
     const result = await lockedTransaction(handle, keys, async (trx) => {
       const booking = await repository.findBooking(trx, id);
       if (!booking) throw new AppError('booking_not_found', `Booking ${id} does not exist`);
@@ -190,7 +162,7 @@ async function applyUpdate(
       await trx.updateTable('orders').set({ customer_id: customerId, updated_at: nowIso() }).where('id', '=', booking.order_id).execute();
     }
     if (update.priceCents !== undefined && update.priceCents !== booking.price_cents) {
-      await repriceOrder(trx, booking.id, booking.order_id, update.priceCents);
+      await repriceBooking(trx, booking.order_id, booking.id, update.priceCents, nowIso());
     }
   }
   if (update.meta) await repository.writeMeta(trx, booking.id, update.meta);

@@ -26,7 +26,7 @@ function withUses(db: Db) {
       eb
         .selectFrom('orders')
         .select(eb.fn.countAll<number>().as('n'))
-        .whereRef('orders.coupon_code', '=', 'coupons.code')
+        .whereRef('orders.coupon_id', '=', 'coupons.id')
         .as('usage_count'),
     );
 }
@@ -39,6 +39,10 @@ function normalise(row: CouponRow & { usage_count: number | null }): CouponWithU
 export async function findCoupon(db: Db, code: string): Promise<CouponWithUses | undefined> {
   const row = await withUses(db).where('code_lower', '=', code.toLowerCase()).executeTakeFirst();
   return row && normalise(row);
+}
+
+export async function findCouponById(db: Db, id: number): Promise<CouponRow | undefined> {
+  return db.selectFrom('coupons').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
 export async function listCoupons(db: Db, filter: CouponFilter, page: PageRequest): Promise<{ rows: CouponWithUses[]; total: number }> {
@@ -63,11 +67,11 @@ export async function deleteCoupon(db: Db, id: number): Promise<void> {
 }
 
 /** Orders other than `exceptOrderId` that have the coupon applied (one use each, contract §3). */
-export async function otherUses(db: Db, code: string, exceptOrderId: number): Promise<number> {
+export async function otherUses(db: Db, couponId: number, exceptOrderId: number): Promise<number> {
   const { n } = await db
     .selectFrom('orders')
     .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('coupon_code', '=', code)
+    .where('coupon_id', '=', couponId)
     .where('id', '<>', exceptOrderId)
     .executeTakeFirstOrThrow();
   return Number(n);

@@ -27,6 +27,16 @@ export function couponDiscountCents(coupon: CouponTerms, subtotalCents: number):
   return coupon.max_discount_amount_cents > 0 ? Math.min(discount, coupon.max_discount_amount_cents) : discount;
 }
 
+/**
+ * The discount of a coupon an order already holds, on the order's new subtotal: the coupon's
+ * terms computed again (the order keeps the coupon whatever its status, dates or uses are now,
+ * and its minimum amount was checked when it was applied). A deleted coupon's terms are gone:
+ * its discount stays as it was, never more than the subtotal.
+ */
+export function heldCouponDiscountCents(coupon: CouponTerms | undefined, currentDiscountCents: number, subtotalCents: number): number {
+  return coupon ? couponDiscountCents(coupon, subtotalCents) : Math.max(0, Math.min(currentDiscountCents, subtotalCents));
+}
+
 export interface CouponUse {
   /** Today in the site timezone, YYYY-MM-DD. */
   today: string;

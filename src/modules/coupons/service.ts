@@ -7,7 +7,7 @@ import { localDateTime } from '../../lib/time.js';
 import { isUniqueViolation } from '../orders/repository.js';
 import { getTimezone } from '../settings/service.js';
 import * as repository from './repository.js';
-import { couponDiscountCents, couponRejection } from './rules.js';
+import { couponDiscountCents, couponRejection, heldCouponDiscountCents } from './rules.js';
 import type { CouponCreateBody, CouponListQuery, CouponUpdateBody, CouponView } from './schemas.js';
 import type { CouponsTable } from './table.js';
 
@@ -131,6 +131,7 @@ export async function deleteCoupon(db: Db, code: string): Promise<{ id: number; 
 }
 
 export interface AppliedCoupon {
+  id: number;
   /** The code as the coupon stores it: orders record this spelling. */
   code: string;
   discountCents: number;
@@ -150,8 +151,14 @@ export async function applyCoupon(
   const refuse = (reason: string) =>
     new AppError('validation_failed', `Coupon ${code} cannot be applied: ${reason}`, { coupon_code: reason });
   if (!coupon) throw refuse('no coupon has this code');
-  const otherUses = await repository.otherUses(trx, coupon.code, order.id);
+  const otherUses = await repository.otherUses(trx, coupon.id, order.id);
   const reason = couponRejection(coupon, { today: order.today, subtotalCents: order.subtotalCents, otherUses });
   if (reason !== undefined) throw refuse(reason);
-  return { code: coupon.code, discountCents: couponDiscountCents(coupon, order.subtotalCents) };
+  return { id: coupon.id, code: coupon.code, discountCents: couponDiscountCents(coupon, order.subtotalCents) };
+}
+
+/** The discount of the coupon an order holds (none: its current discount), on a new subtotal. */
+export async function heldCouponDiscount(trx: Db, held: { couponId: number | null; discountCents: number }, subtotalCents: number): Promise<number> {
+  const coupon = held.couponId === null ? undefined : await repository.findCouponById(trx, held.couponId);
+  return heldCouponDiscountCents(coupon, held.discountCents, subtotalCents);
 }

@@ -1,4 +1,4 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { BookingPaymentStatus } from '../bookings/table.js';
 import { offsetOf, type PageRequest } from '../../http/pagination.js';
@@ -36,6 +36,23 @@ export function orderItems(db: Db, orderId: number): Promise<OrderItemRow[]> {
 
 export async function updateOrder(db: Db, id: number, values: Updateable<OrdersTable>): Promise<void> {
   await db.updateTable('orders').set(values).where('id', '=', id).execute();
+}
+
+/** A booking's new price on its item of the order; answers the order's new subtotal. */
+export async function repriceBookingItem(db: Db, orderId: number, bookingId: number, priceCents: number, at: string): Promise<number> {
+  await db
+    .updateTable('order_items')
+    .set({ subtotal_cents: priceCents, total_cents: priceCents, updated_at: at })
+    .where('order_id', '=', orderId)
+    .where('booking_id', '=', bookingId)
+    .where('variant', '=', 'booking')
+    .execute();
+  const { subtotal } = await db
+    .selectFrom('order_items')
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('total_cents'), sql<number>`0`).as('subtotal'))
+    .where('order_id', '=', orderId)
+    .executeTakeFirstOrThrow();
+  return Number(subtotal);
 }
 
 export async function orderWithConfirmationCode(db: Db, code: string): Promise<number | undefined> {

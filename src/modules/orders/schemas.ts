@@ -104,7 +104,7 @@ export const OrderUpdateBody = Type.Object(
     subtotal: Type.Optional(AmountInput('Order subtotal')),
     tax_total: Type.Optional(AmountInput('Tax added to the total')),
     discount_total: Type.Optional(AmountInput('Discount other than the coupon')),
-    coupon_discount: Type.Optional(AmountInput('Coupon discount; computed from coupon_code when absent')),
+    coupon_discount: Type.Optional(AmountInput('Coupon discount; when absent, computed from coupon_code, or from the coupon the order holds when the subtotal changes')),
     coupon_code: Type.Optional(
       Type.Union([Type.Null(), Type.String({ maxLength: 50 })], {
         description: 'Applies the coupon (checked and its discount computed); null or empty removes it',

@@ -4,7 +4,7 @@ import { lockedTransaction } from '../../db/transactions.js';
 import { AppError, notFound } from '../../http/errors.js';
 import { formatCents, toCents } from '../../lib/money.js';
 import { nowIso } from '../../lib/time.js';
-import { applyCoupon } from '../coupons/service.js';
+import { applyCoupon, heldCouponDiscount } from '../coupons/service.js';
 import { getTimezone } from '../settings/service.js';
 import { pageRequest, pagination } from './lists.js';
 import { presentInvoice, presentOrder, presentOrderSummary, presentTransaction } from './present.js';
@@ -85,8 +85,19 @@ const PLAIN_FIELDS = ['status', 'fulfillment_status', 'customer_comment', 'notes
 interface MoneyChanges {
   amounts: OrderAmounts;
   total: number;
-  /** The coupon code to store: a code, null to take it off, undefined to leave it. */
-  couponCode: string | null | undefined;
+  /** The coupon to store: one applied, null to take it off, undefined to leave it. */
+  coupon: { id: number; code: string } | null | undefined;
+}
+
+const TOTAL_FORMULA = 'subtotal − discount_total − coupon_discount + tax_total';
+
+/** A total below zero is refused, named after the request field that would cause it. */
+function refuseNegativeTotal(total: number, field: string): void {
+  if (total < 0) {
+    throw new AppError('validation_failed', 'Discounts exceed the subtotal plus tax', {
+      [field]: `${TOTAL_FORMULA} would be ${formatCents(total)}; it must not be negative`,
+    });
+  }
 }
 
 /**
@@ -102,32 +113,30 @@ async function moneyChanges(trx: Db, order: repository.OrderRow, body: OrderUpda
     couponDiscountCents: given(body.coupon_discount, order.coupon_discount_cents),
     taxTotalCents: given(body.tax_total, order.tax_total_cents),
   };
-  let couponCode: string | null | undefined;
+  let coupon: MoneyChanges['coupon'];
   const code = body.coupon_code?.trim();
   if (code) {
     const today = DateTime.now().setZone(timezone).toISODate() ?? '';
     const applied = await applyCoupon(trx, code, { id: order.id, subtotalCents: amounts.subtotalCents, today });
-    couponCode = applied.code;
+    coupon = { id: applied.id, code: applied.code };
     if (body.coupon_discount === undefined) amounts.couponDiscountCents = applied.discountCents;
   } else if (body.coupon_code !== undefined) {
     // null or empty: the coupon comes off, and its discount with it unless one is given.
-    couponCode = null;
+    coupon = null;
     if (body.coupon_discount === undefined) amounts.couponDiscountCents = 0;
+  } else if (body.coupon_discount === undefined && amounts.subtotalCents !== order.subtotal_cents) {
+    // Contract §8: the coupon's discount is computed on the subtotal, so it follows a new one.
+    amounts.couponDiscountCents = await heldCouponDiscount(trx, { couponId: order.coupon_id, discountCents: order.coupon_discount_cents }, amounts.subtotalCents);
   }
 
   const total = orderTotalCents(amounts);
-  const formula = 'subtotal − discount_total − coupon_discount + tax_total';
-  if (total < 0) {
-    throw new AppError('validation_failed', 'Discounts exceed the subtotal plus tax', {
-      total: `${formula} is ${formatCents(total)}; it must not be negative`,
-    });
-  }
+  refuseNegativeTotal(total, 'total');
   if (body.total !== undefined && cents(body.total) !== total) {
-    throw new AppError('validation_failed', `total must equal ${formula} (${formatCents(total)})`, {
-      total: `must equal ${formula} = ${formatCents(total)}`,
+    throw new AppError('validation_failed', `total must equal ${TOTAL_FORMULA} (${formatCents(total)})`, {
+      total: `must equal ${TOTAL_FORMULA} = ${formatCents(total)}`,
     });
   }
-  return { amounts, total, couponCode };
+  return { amounts, total, coupon };
 }
 
 /**
@@ -166,7 +175,7 @@ export async function updateOrder(source: DataSource, id: number, body: OrderUpd
     }
 
     const money = await moneyChanges(trx, order, body, timezone);
-    if (money.couponCode !== undefined) changes.coupon_code = money.couponCode;
+    if (money.coupon !== undefined) Object.assign(changes, { coupon_code: money.coupon?.code ?? null, coupon_id: money.coupon?.id ?? null });
     await repository.updateOrder(trx, id, {
       ...changes,
       subtotal_cents: money.amounts.subtotalCents,
@@ -186,6 +195,35 @@ export async function updateOrder(source: DataSource, id: number, body: OrderUpd
     throw error;
   });
   return getOrder(source.db, id);
+}
+
+/**
+ * A booking's new price flows into its order (contract §8): its item, the subtotal, the held
+ * coupon's discount on it, the total, the open invoices for the full amount and payment_status.
+ * Refused when the order's other discounts would take the total below zero. The caller's
+ * transaction holds orderLock(orderId).
+ */
+export async function repriceBooking(trx: Db, orderId: number, bookingId: number, priceCents: number, at: string): Promise<void> {
+  const order = await requireOrder(trx, orderId);
+  const subtotalCents = await repository.repriceBookingItem(trx, orderId, bookingId, priceCents, at);
+  const amounts: OrderAmounts = {
+    subtotalCents,
+    discountTotalCents: order.discount_total_cents,
+    couponDiscountCents: await heldCouponDiscount(trx, { couponId: order.coupon_id, discountCents: order.coupon_discount_cents }, subtotalCents),
+    taxTotalCents: order.tax_total_cents,
+  };
+  const total = orderTotalCents(amounts);
+  refuseNegativeTotal(total, 'price');
+  await repository.updateOrder(trx, orderId, {
+    subtotal_cents: subtotalCents,
+    coupon_discount_cents: amounts.couponDiscountCents,
+    total_cents: total,
+    updated_at: at,
+  });
+  if (total !== order.total_cents) {
+    await repository.followTotal(trx, orderId, total, at);
+    await syncPaymentStatus(trx, orderId, at);
+  }
 }
 
 async function requireInvoice(db: Db, orderId: number, invoiceId: number): Promise<repository.InvoiceRow> {

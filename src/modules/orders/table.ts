@@ -11,7 +11,10 @@ export interface OrdersTable {
   total_cents: number;
   tax_total_cents: number;
   discount_total_cents: number;
+  /** The code as it was applied, kept after the coupon is deleted. */
   coupon_code: string | null;
+  /** The applied coupon while it exists: its uses are counted by this. */
+  coupon_id: number | null;
   coupon_discount_cents: number;
   customer_comment: string | null;
   notes: string | null;

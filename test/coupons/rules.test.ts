@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { couponDiscountCents, couponRejection, type CouponTerms } from '../../src/modules/coupons/rules.js';
+import { couponDiscountCents, couponRejection, heldCouponDiscountCents, type CouponTerms } from '../../src/modules/coupons/rules.js';
 
 const percent = (hundredths: number, maxCents = 0): CouponTerms => ({
   discount_type: 'percent',
@@ -12,6 +12,20 @@ const percent = (hundredths: number, maxCents = 0): CouponTerms => ({
   max_discount_amount_cents: maxCents,
 });
 const fixed = (cents: number): CouponTerms => ({ ...percent(0), discount_type: 'fixed_amount', discount_value_hundredths: cents });
+
+describe('heldCouponDiscountCents', () => {
+  it("computes the coupon's terms on the new subtotal, whatever its status now", () => {
+    expect(heldCouponDiscountCents(percent(1_000), 450, 10_000)).toBe(1_000);
+    expect(heldCouponDiscountCents({ ...percent(1_000), status: 'inactive' }, 450, 2_000)).toBe(200);
+    expect(heldCouponDiscountCents(fixed(4_000), 4_000, 1_000)).toBe(1_000);
+  });
+
+  it("keeps a deleted coupon's discount, never more than the subtotal nor below zero", () => {
+    expect(heldCouponDiscountCents(undefined, 500, 10_000)).toBe(500);
+    expect(heldCouponDiscountCents(undefined, 500, 300)).toBe(300);
+    expect(heldCouponDiscountCents(undefined, 500, 0)).toBe(0);
+  });
+});
 
 describe('couponDiscountCents', () => {
   it('takes a percentage of the subtotal', () => {

@@ -74,9 +74,9 @@ describe.each(DIALECTS)('POST /bookings/bulk (%s)', (dialect) => {
       element(site, { start_time: '09:30' }),
       element(site, { service_id: 999999 }),
       element(site, { start_time: undefined, agent_id: 'nobody' }),
-      element(site, { start_time: '12:00', customer_id: undefined, customer: { first_name: 'A', last_name: 'B', email: 'TAKEN@example.test' } }),
-      element(site, { start_time: '13:00', customer_id: undefined, customer: { first_name: 'C', last_name: 'D', email: 'twice@example.test' } }),
-      element(site, { start_time: '14:00', customer_id: undefined, customer: { first_name: 'E', last_name: 'F', email: 'twice@example.test' } }),
+      element(site, { start_time: '12:00', customer_id: undefined, customer: { first_name: 'Ann', last_name: 'Bee', email: 'TAKEN@example.test' } }),
+      element(site, { start_time: '13:00', customer_id: undefined, customer: { first_name: 'Cid', last_name: 'Dee', email: 'twice@example.test' } }),
+      element(site, { start_time: '14:00', customer_id: undefined, customer: { first_name: 'Eve', last_name: 'Fox', email: 'twice@example.test' } }),
       element(site, { start_date: '2020-01-06' }),
     ];
     const res = await bulk(elements, { send_confirmation: true });

@@ -339,11 +339,26 @@ describe.each(DIALECTS)('POST /bookings (%s)', (dialect) => {
     expect(res.json().error.details).toHaveProperty(field);
   });
 
-  it('refuses invalid new-customer fields with 422 validation_failed', async () => {
+  it('refuses new-customer fields that POST /customers would refuse, with 422 validation_failed and nothing written', async () => {
     const site = await newSite(t.db);
-    const res = await create(site, { customer_id: undefined, customer: { first_name: 'A', last_name: 'B', email: 'not-an-email' } });
+    const res = await create(site, {
+      customer_id: undefined,
+      customer: { first_name: 'A', last_name: 'B2', email: 'not-an-email', phone: '12' },
+    });
     expect(res.statusCode).toBe(422);
-    expect(res.json().error.details).toHaveProperty(['customer.email']);
+    expect(res.json().error).toMatchObject({
+      code: 'validation_failed',
+      details: {
+        'customer.first_name': expect.stringContaining('2 to 50'),
+        'customer.last_name': expect.stringContaining('letters'),
+        'customer.email': expect.any(String),
+        'customer.phone': expect.any(String),
+      },
+    });
+    const dotted = await create(site, { customer_id: undefined, 'customer.first_name': 'Al', 'customer.last_name': 'X', 'customer.email': 'al@example.test' });
+    expect(dotted.statusCode).toBe(422);
+    expect(Object.keys(dotted.json().error.details)).toEqual(['customer.last_name']);
+    expect(await t.db.selectFrom('bookings').select('id').where('agent_id', '=', site.agentId).execute()).toEqual([]);
   });
 
   it('uses the agent’s own hours and exceptions, the site’s exceptions otherwise, and custom service hours', async () => {

@@ -292,6 +292,15 @@ describe.each(DIALECTS)('GET, PUT and DELETE /bookings/{id} (%s)', (dialect) => 
       expect(order.customer_id).toBe(other);
     });
 
+    it('refuses customer changes that PUT /customers would refuse, with 422 and nothing changed', async () => {
+      const site = await newSite(t.db);
+      const booking = await book(site);
+      const res = await put(booking.id, { 'customer.first_name': '1', notes: 'not saved' });
+      expect(res.statusCode).toBe(422);
+      expect(res.json().error).toMatchObject({ code: 'validation_failed', details: { 'customer.first_name': expect.any(String) } });
+      expect((await call('GET', `/bookings/${booking.id}`)).json().data).toMatchObject({ notes: null, customer: { first_name: booking.customer.first_name } });
+    });
+
     it('a new price flows into the order item, order totals and open invoice', async () => {
       const site = await newSite(t.db);
       const booking = await book(site);

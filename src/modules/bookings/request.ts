@@ -2,6 +2,7 @@ import { AppError, type ErrorDetails } from '../../http/errors.js';
 import { toCents } from '../../lib/money.js';
 import { isCalendarDate } from '../availability/engine.js';
 import { parseAgentChoice } from '../availability/service.js';
+import { emailProblem, nameProblem, phoneProblem } from '../customers/rules.js';
 import { MAX_AMOUNT } from '../orders/schemas.js';
 import type { NewCustomer } from './customers.js';
 import type { BulkElementInput, CustomerFieldsInput } from './schemas.js';
@@ -22,8 +23,6 @@ export interface BookingRequest {
 }
 
 type DottedCustomer = Partial<Record<'customer.first_name' | 'customer.last_name' | 'customer.email' | 'customer.phone', string>>;
-
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /** Customer fields sent as dotted keys or as a nested `customer` object (the nested one wins). */
 export function customerFieldsOf(body: DottedCustomer & { customer?: CustomerFieldsInput }): CustomerFieldsInput {
@@ -49,26 +48,25 @@ export interface CheckedCustomerFields {
   phone?: string | null;
 }
 
-/** Field rules of the customer fields present; names and email trimmed, an empty phone is none. */
+/**
+ * The customer fields present, under the rules of POST /customers (a booking may create or
+ * change the customer): names and email trimmed, an empty phone is none.
+ */
 export function checkCustomerFields(fields: CustomerFieldsInput): CheckedCustomerFields {
   const details: ErrorDetails = {};
   const checked: CheckedCustomerFields = {};
+  const check = (key: keyof CustomerFieldsInput, value: string, problem: string | undefined) => {
+    if (problem !== undefined) details[`customer.${key}`] = problem;
+    return value;
+  };
   for (const key of ['first_name', 'last_name'] as const) {
     const value = fields[key]?.trim();
-    if (value === undefined) continue;
-    if (value.length === 0 || value.length > 50) details[`customer.${key}`] = 'must be 1 to 50 characters';
-    checked[key] = value;
+    if (value !== undefined) checked[key] = check(key, value, nameProblem(value));
   }
-  if (fields.email !== undefined) {
-    const email = fields.email.trim();
-    if (!EMAIL.test(email) || email.length > 100) details['customer.email'] = 'must be a valid email address of at most 100 characters';
-    checked.email = email;
-  }
-  if (fields.phone !== undefined) {
-    const phone = fields.phone.trim();
-    if (phone.length > 20 || (phone !== '' && !/^\+?[\d\s().-]{3,20}$/.test(phone))) details['customer.phone'] = 'must be a phone number of at most 20 characters';
-    checked.phone = phone === '' ? null : phone;
-  }
+  const email = fields.email?.trim();
+  if (email !== undefined) checked.email = check('email', email, emailProblem(email));
+  const phone = fields.phone?.trim();
+  if (phone !== undefined) checked.phone = phone === '' ? null : check('phone', phone, phoneProblem(phone));
   if (Object.keys(details).length > 0) throw new AppError('validation_failed', 'Invalid customer fields', details);
   return checked;
 }

@@ -66,20 +66,20 @@ const MAX_TEXT: Record<'address' | 'city' | 'state' | 'zipcode' | 'country', num
   country: 100,
 };
 
-function nameProblem(name: string): string | undefined {
+export function nameProblem(name: string): string | undefined {
   const length = charCount(name);
   if (length < 2 || length > 50) return `must be 2 to 50 characters (got ${length})`;
   if (!NAME.test(name) || !LETTER.test(name)) return 'may contain only letters, spaces and hyphens';
   return undefined;
 }
 
-function emailProblem(email: string): string | undefined {
+export function emailProblem(email: string): string | undefined {
   if (charCount(email) > 100) return 'must be at most 100 characters';
   if (!EMAIL.test(email)) return 'is not a valid email address';
   return undefined;
 }
 
-function phoneProblem(phone: string): string | undefined {
+export function phoneProblem(phone: string): string | undefined {
   if (charCount(phone) > 20) return 'must be at most 20 characters';
   const digits = phone.replace(/\D/g, '').length;
   if (!PHONE.test(phone) || digits < 6 || digits > 15) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { BookingStatus } from '../../src/modules/bookings/table.js';
-import { connectAgent, insertCustomer } from '../fixtures.js';
+import { connectAgent, insertCustomer, insertService } from '../fixtures.js';
 import { DIALECTS, useTestApp, type Json } from '../helper.js';
 import { addAgent, MONDAY, newSite, requester, TUESDAY, type Site } from './setup.js';
 
@@ -264,6 +264,23 @@ describe.each(DIALECTS)('GET, PUT and DELETE /bookings/{id} (%s)', (dialect) => 
       const res = await put(booking.id, { service_id: other.serviceId, location_id: other.locationId });
       expect(res.statusCode).toBe(200);
       expect(res.json().data).toMatchObject({ service: { id: other.serviceId }, location: { id: other.locationId } });
+    });
+    it("a new service brings its own duration (the agent's custom one first) unless the request gives one", async () => {
+      const own = requester(t);
+      const site = await newSite(t.db);
+      const booking = await book(site);
+      expect(booking).toMatchObject({ duration: 60, end_time: '11:00' });
+      const short = await insertService(t.db, { duration: 30 });
+      const custom = await insertService(t.db, { duration: 30 });
+      await connectAgent(t.db, site.agentId, { serviceIds: [short] });
+      await connectAgent(t.db, site.agentId, { serviceIds: [custom] });
+      await t.db.updateTable('agent_services').set({ custom_duration: 45 }).where('agent_id', '=', site.agentId).where('service_id', '=', custom).execute();
+
+      expect((await own('PUT', `/bookings/${booking.id}`, { service_id: short })).json().data).toMatchObject({ duration: 30, end_time: '10:30' });
+      expect((await own('PUT', `/bookings/${booking.id}`, { service_id: custom })).json().data).toMatchObject({ duration: 45, end_time: '10:45' });
+      expect((await own('PUT', `/bookings/${booking.id}`, { service_id: short, duration: 90 })).json().data).toMatchObject({ duration: 90, end_time: '11:30' });
+      // Another change keeps the booking's length.
+      expect((await own('PUT', `/bookings/${booking.id}`, { start_time: '13:00' })).json().data).toMatchObject({ duration: 90, end_time: '14:30' });
     });
   });
 

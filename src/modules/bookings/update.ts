@@ -110,7 +110,9 @@ async function applyUpdate(
   const serviceId = update.serviceId ?? booking.service_id;
   const agentId = update.agentId ?? booking.agent_id;
   const locationId = update.locationId ?? booking.location_id;
-  const duration = update.duration ?? booking.duration;
+  // A new service brings its own length (contract §6: the agent's custom duration for it, else
+  // the service's) unless the request gives one.
+  let duration = update.duration ?? (serviceChanged ? undefined : booking.duration);
   let spanValues = {};
 
   if (rescheduled || reactivated) {
@@ -118,6 +120,7 @@ async function applyUpdate(
     if (!service) throw new AppError('invalid_request', `service ${serviceId} does not exist`, { service_id: 'does not exist' });
     if (locationChanged) await requireLocation(trx, locationId);
     const candidate = await requireAgent(trx, agentId, service, locationId, duration);
+    duration = candidate.durationMinutes;
     const date = update.startDate ?? booking.start_date;
     const time = update.startTime ?? booking.start_time;
     const start = timeChanged ? startInstant(date, time, context) : Date.parse(booking.start_at);

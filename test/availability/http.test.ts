@@ -126,6 +126,43 @@ describe.each(DIALECTS)('GET /availability (%s)', (dialect) => {
     expect((await availability(`service_id=${site.serviceId}&date=${MONDAY}`)).data.days[0].slots).toEqual([]);
   });
 
+  it("names one agent's custom duration for the service, which its slots last", async () => {
+    const site = await newSite(t.db);
+    await t.db.updateTable('agent_services').set({ custom_duration: 45 }).where('agent_id', '=', site.agentId).execute();
+    const one = await availability(`service_id=${site.serviceId}&date=${MONDAY}&agent_id=${site.agentId}`);
+    expect(one.data.duration).toBe(45);
+    expect(one.data.days[0].slots[0]).toMatchObject({ start_time: '09:00', end_time: '09:45' });
+    expect((await availability(`service_id=${site.serviceId}&date=${MONDAY}`)).data.duration).toBe(60);
+    expect((await availability(`service_id=${site.serviceId}&date=${MONDAY}&agent_id=${site.agentId}&duration=20`)).data.duration).toBe(20);
+  });
+
+  it('refuses a deleted service, agent or location with 400 invalid_request, as one that never existed', async () => {
+    const own = requester(t);
+    for (const [resource, field] of [
+      ['agents', 'agent_id'],
+      ['locations', 'location_id'],
+      ['services', 'service_id'],
+    ] as const) {
+      const site = await newSite(t.db);
+      const id = { agents: site.agentId, locations: site.locationId, services: site.serviceId }[resource];
+      expect((await own('DELETE', `/${resource}/${id}`)).statusCode).toBe(200);
+      const query = `service_id=${site.serviceId}&date=${MONDAY}${field === 'service_id' ? '' : `&${field}=${id}`}`;
+      const res = await own('GET', `/availability?${query}`);
+      expect(res.statusCode).toBe(400);
+      expect(res.json().error).toMatchObject({ code: 'invalid_request', details: { [field]: 'does not exist' } });
+      const booking = await own('POST', '/bookings', {
+        service_id: site.serviceId,
+        agent_id: site.agentId,
+        location_id: site.locationId,
+        start_date: MONDAY,
+        start_time: '10:00',
+        customer_id: site.customerId,
+      });
+      expect(booking.statusCode).toBe(400);
+      expect(booking.json().error.details).toHaveProperty(field);
+    }
+  });
+
   it('accepts a range of 62 days, both ends counted', async () => {
     const site = await newSite(t.db);
     const body = await availability(`service_id=${site.serviceId}&date_from=2030-01-01&date_to=2030-03-03`);

@@ -27,12 +27,14 @@ export interface ServiceRow {
   charge_amount_cents: number;
 }
 
-export function findService(db: Db, id: number): Promise<ServiceRow | undefined> {
-  return db
+/** A service; a deleted one (kept for the bookings that name it) only when asked for. */
+export function findService(db: Db, id: number, options: { includeDeleted?: boolean } = {}): Promise<ServiceRow | undefined> {
+  let query = db
     .selectFrom('services')
     .select(['id', 'name', 'duration', 'capacity_max', 'status', 'price_min_cents', 'charge_amount_cents'])
-    .where('id', '=', id)
-    .executeTakeFirst();
+    .where('id', '=', id);
+  if (!options.includeDeleted) query = query.where('deleted_at', 'is', null);
+  return query.executeTakeFirst();
 }
 
 export interface AgentRow {
@@ -41,12 +43,14 @@ export interface AgentRow {
   schedule: string | null;
 }
 
+/** An agent that is not deleted. */
 export function findAgent(db: Db, id: number): Promise<AgentRow | undefined> {
-  return db.selectFrom('agents').select(['id', 'status', 'schedule']).where('id', '=', id).executeTakeFirst();
+  return db.selectFrom('agents').select(['id', 'status', 'schedule']).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
 }
 
+/** A location that is not deleted. */
 export function findLocation(db: Db, id: number): Promise<{ id: number; status: 'active' | 'inactive' } | undefined> {
-  return db.selectFrom('locations').select(['id', 'status']).where('id', '=', id).executeTakeFirst();
+  return db.selectFrom('locations').select(['id', 'status']).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
 }
 
 export interface ConnectionRow extends AgentRow {

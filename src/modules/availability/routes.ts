@@ -100,7 +100,9 @@ export default async function availabilityRoutes(app: App): Promise<void> {
         data: {
           timezone: context.timezone,
           service_id: service.id,
-          duration: query.duration ?? service.duration,
+          // One agent's slots last its custom duration for the service (contract §6); `any`
+          // names the service's, which agents with a custom one differ from.
+          duration: query.duration ?? (agent !== 'any' && candidates[0] ? candidates[0].durationMinutes : service.duration),
           days: dates.map((date) => ({
             date,
             slots: (days.get(date) ?? []).map((slot) => {

@@ -81,11 +81,13 @@ function probeQuery(db: Db, probes: readonly Probe[]) {
   const table = rest.reduce((union, probe, index) => union.unionAll(probeRow(db, probe, index + 1)), probeRow(db, first, 0));
   return db
     .selectFrom(table.as('p'))
-    .leftJoin('services as s', 's.id', 'p.service_id')
-    .leftJoin('agents as a', 'a.id', 'p.agent_id')
+    // A deleted service, agent or location is kept for the bookings that name it, but to a new
+    // booking it does not exist (as to GET, which answers 404 for it).
+    .leftJoin('services as s', (join) => join.onRef('s.id', '=', 'p.service_id').on('s.deleted_at', 'is', null))
+    .leftJoin('agents as a', (join) => join.onRef('a.id', '=', 'p.agent_id').on('a.deleted_at', 'is', null))
     .leftJoin('agent_busy_versions as v', 'v.agent_id', 'p.agent_id')
     .leftJoin('agent_services as c', (join) => join.onRef('c.agent_id', '=', 'p.agent_id').onRef('c.service_id', '=', 'p.service_id'))
-    .leftJoin('locations as l', 'l.id', 'p.location_id')
+    .leftJoin('locations as l', (join) => join.onRef('l.id', '=', 'p.location_id').on('l.deleted_at', 'is', null))
     .leftJoin('location_categories as lc', 'lc.id', 'l.category_id')
     .leftJoin('agent_locations as al', (join) => join.onRef('al.agent_id', '=', 'p.agent_id').onRef('al.location_id', '=', 'p.location_id'))
     .leftJoin('customers as cu', 'cu.id', 'p.customer_id')

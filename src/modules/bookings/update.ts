@@ -116,7 +116,7 @@ async function applyUpdate(
   let spanValues = {};
 
   if (rescheduled || reactivated) {
-    const service = serviceChanged ? await requireService(trx, serviceId) : await findService(trx, serviceId);
+    const service = serviceChanged ? await requireService(trx, serviceId) : await findService(trx, serviceId, { includeDeleted: true });
     if (!service) throw new AppError('invalid_request', `service ${serviceId} does not exist`, { service_id: 'does not exist' });
     if (locationChanged) await requireLocation(trx, locationId);
     const candidate = await requireAgent(trx, agentId, service, locationId, duration);

@@ -163,6 +163,22 @@ describe.each(DIALECTS)('GET /availability (%s)', (dialect) => {
     }
   });
 
+  it('shows the bookings of the last days of year 9999 as busy', async () => {
+    const site = await newSite(t.db);
+    await t.db.updateTable('agents').set({ schedule: null }).where('id', '=', site.agentId).execute();
+    const created = await call('POST', '/bookings', {
+      service_id: site.serviceId,
+      agent_id: site.agentId,
+      start_date: '9999-12-31',
+      start_time: '10:00',
+      customer_id: site.customerId,
+    });
+    expect(created.statusCode).toBe(201);
+    const day = (await availability(`service_id=${site.serviceId}&date=9999-12-31&agent_id=${site.agentId}`)).data.days[0];
+    expect(startsOf(day)).not.toContain('10:00');
+    expect(startsOf(day)).toContain('11:00');
+  });
+
   it('accepts a range of 62 days, both ends counted', async () => {
     const site = await newSite(t.db);
     const body = await availability(`service_id=${site.serviceId}&date_from=2030-01-01&date_to=2030-03-03`);

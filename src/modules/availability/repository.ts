@@ -17,6 +17,17 @@ export function isoOf(instant: number): string {
   return new Date(instant).toISOString();
 }
 
+// Stored instants are ISO text of the years 0000–9999, which sorts as time does; ISO text of
+// later years ("+010000-…") would sort before them all. Bounds beyond them (a cache block
+// reaching past 9999) are clamped to their ends, and no booking may end after the last one.
+const FIRST_STORABLE_INSTANT = Date.parse('0000-01-01T00:00:00.000Z');
+export const LAST_STORABLE_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
+
+/** An instant as a bound on stored instants. */
+export function isoBound(instant: number): string {
+  return isoOf(Math.min(Math.max(instant, FIRST_STORABLE_INSTANT), LAST_STORABLE_INSTANT));
+}
+
 export interface ServiceRow {
   id: number;
   name: string;
@@ -120,9 +131,9 @@ export function busyBookingsQuery(db: Db, agentIds: readonly number[], range: Sp
     .selectFrom('bookings')
     .select(['id', 'agent_id', 'service_id', 'start_at', 'end_at'])
     .where('agent_id', 'in', agentIds.length > 0 ? [...agentIds] : [0])
-    .where('start_at', '<', isoOf(range.end))
-    .where('start_at', '>', isoOf(range.start - lookbackMs))
-    .where('end_at', '>', isoOf(range.start))
+    .where('start_at', '<', isoBound(range.end))
+    .where('start_at', '>', isoBound(range.start - lookbackMs))
+    .where('end_at', '>', isoBound(range.start))
     .where('status', '!=', 'cancelled');
   if (excludeId !== undefined) query = query.where('id', '!=', excludeId);
   return query.orderBy('start_at').orderBy('id');
@@ -161,7 +172,7 @@ const busyOfAgent = prepareQuery((db: Db, agentId: number, startsBefore: string,
  * agent's longest booking as read in the same transaction).
  */
 export async function busyBookingsOfAgent(db: Db, agentId: number, range: Span, lookbackMs: number): Promise<AgentBooking[]> {
-  const rows = await busyOfAgent.execute(db, agentId, isoOf(range.end), isoOf(range.start - lookbackMs), isoOf(range.start));
+  const rows = await busyOfAgent.execute(db, agentId, isoBound(range.end), isoBound(range.start - lookbackMs), isoBound(range.start));
   return rows.map(agentBookingOf);
 }
 
@@ -199,7 +210,7 @@ const busyOfRanges = prepareRowsQuery(
 export async function busyBookingsOfRanges(db: Db, wanted: readonly { agentId: number; range: Span }[], lookbackMs: number): Promise<AgentBooking[]> {
   const rows = await busyOfRanges.execute(
     db,
-    wanted.map(({ agentId, range }) => ({ agentId, startsBefore: isoOf(range.end), startsAfter: isoOf(range.start - lookbackMs), endsAfter: isoOf(range.start) })),
+    wanted.map(({ agentId, range }) => ({ agentId, startsBefore: isoBound(range.end), startsAfter: isoBound(range.start - lookbackMs), endsAfter: isoBound(range.start) })),
   );
   return rows.map(agentBookingOf);
 }
@@ -214,8 +225,8 @@ export async function busyBookingsStarting(db: Db, agentIds: readonly number[], 
     .selectFrom('bookings')
     .select(['id', 'agent_id', 'service_id', 'start_at', 'end_at'])
     .where('agent_id', 'in', [...agentIds])
-    .where('start_at', '>=', isoOf(starts.start))
-    .where('start_at', '<', isoOf(starts.end))
+    .where('start_at', '>=', isoBound(starts.start))
+    .where('start_at', '<', isoBound(starts.end))
     .where('status', '!=', 'cancelled')
     .orderBy('agent_id')
     .orderBy('start_at')

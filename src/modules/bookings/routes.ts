@@ -7,7 +7,7 @@ import { AUTH_ERRORS, errorResponses, IdParams } from '../../http/schemas.js';
 import { toCents } from '../../lib/money.js';
 import { grants } from '../api-keys/permissions.js';
 import { daySpan } from '../availability/engine.js';
-import { isoOf } from '../availability/repository.js';
+import { isoBound } from '../availability/repository.js';
 import { getTimezone } from '../settings/service.js';
 import { toListItem } from './present.js';
 import * as repository from './repository.js';
@@ -55,8 +55,8 @@ async function listFilters(app: App, query: ListQueryInput): Promise<repository.
     locationId: query.location_id,
     dateFrom: query.date_from,
     dateTo: query.date_to,
-    createdFrom: query.created_date_from === undefined ? undefined : isoOf(daySpan(query.created_date_from, timezone).start),
-    createdBefore: query.created_date_to === undefined ? undefined : isoOf(daySpan(query.created_date_to, timezone).end),
+    createdFrom: query.created_date_from === undefined ? undefined : isoBound(daySpan(query.created_date_from, timezone).start),
+    createdBefore: query.created_date_to === undefined ? undefined : isoBound(daySpan(query.created_date_to, timezone).end),
     bookingCode: query.booking_code,
     paymentStatus: query.payment_status,
     durationMin: query.duration_min,

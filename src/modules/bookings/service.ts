@@ -11,6 +11,7 @@ import {
   connectedAgents,
   isBusyWithin,
   isoOf,
+  LAST_STORABLE_INSTANT,
   lookbackOf,
   type AgentBooking,
   type ConnectionRow,
@@ -274,7 +275,10 @@ function busyRangeFor(agents: readonly { durationMinutes: number }[], day: Span,
 
 /** Those candidates whose working hours on `date` hold the whole booking; refuses when none does. */
 export function workingCandidates(candidates: readonly Candidate[], date: string, start: number, context: SlotContext, chosenByCaller: boolean): Candidate[] {
-  const working = candidates.filter((c) => isWithin(spanOf(start, c), workingSpans(c.schedule, date, c.customHours, context.timezone)));
+  const working = candidates.filter((c) => {
+    const span = spanOf(start, c);
+    return span.end <= LAST_STORABLE_INSTANT && isWithin(span, workingSpans(c.schedule, date, c.customHours, context.timezone));
+  });
   if (working.length > 0) return working;
   const only = candidates[0];
   if (chosenByCaller && only && workingSpans(only.schedule, date, only.customHours, context.timezone).length === 0) {

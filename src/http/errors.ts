@@ -75,11 +75,18 @@ export type ErrorStyle = 1 | 2 | 3;
 
 export function renderError(error: AppError, style: ErrorStyle): Record<string, unknown> {
   const { code } = error;
+  // Extras (retry_after) stand beside the code and the message in every style; style 2, which
+  // has no code otherwise, names it beside them.
   switch (style) {
     case 2:
-      return { success: false, error: error.message };
+      return { success: false, error: error.message, ...(error.extra ? { code, ...error.extra } : {}) };
     case 3:
-      return { code, message: error.message, data: { status: error.statusCode, ...(error.details ? { details: error.details } : {}) } };
+      return {
+        code,
+        message: error.message,
+        ...error.extra,
+        data: { status: error.statusCode, ...(error.details ? { details: error.details } : {}) },
+      };
     default:
       return {
         status: 'error',

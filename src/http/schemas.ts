@@ -1,6 +1,7 @@
 import { Type, type TSchema, type TSchemaOptions } from 'typebox';
 import type { ErrorStyle } from './errors.js';
 
+const RetryAfter = Type.Optional(Type.Integer({ description: 'Seconds until the rate limit lets the key in again (429 only)' }));
 const ErrorStyle1 = Type.Object(
   {
     status: Type.Literal('error'),
@@ -8,17 +9,22 @@ const ErrorStyle1 = Type.Object(
       code: Type.String(),
       message: Type.String(),
       details: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-      retry_after: Type.Optional(Type.Integer()),
+      retry_after: RetryAfter,
     }),
   },
   { $id: 'ErrorStyle1', description: 'Error, style 1' },
 );
 const ErrorStyle2 = Type.Object(
-  { success: Type.Literal(false), error: Type.String() },
+  { success: Type.Literal(false), error: Type.String(), code: Type.Optional(Type.Literal('rate_limit_exceeded')), retry_after: RetryAfter },
   { $id: 'ErrorStyle2', description: 'Error, style 2 (payments)' },
 );
 const ErrorStyle3 = Type.Object(
-  { code: Type.String(), message: Type.String(), data: Type.Object({ status: Type.Integer() }) },
+  {
+    code: Type.String(),
+    message: Type.String(),
+    retry_after: RetryAfter,
+    data: Type.Object({ status: Type.Integer(), details: Type.Optional(Type.Record(Type.String(), Type.Unknown())) }),
+  },
   { $id: 'ErrorStyle3', description: 'Error, style 3 (customer update)' },
 );
 

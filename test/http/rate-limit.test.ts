@@ -35,6 +35,17 @@ describe.each(DIALECTS)('rate limits (%s)', (dialect) => {
     });
   });
 
+  it('carries rate_limit_exceeded and retry_after beside the message in the payment and customer-update styles too', async () => {
+    const key = await t.key({ perMinute: 1, perHour: 100 });
+    expect((await t.app.inject({ url: STATUS, headers: { 'x-api-key': key } })).statusCode).toBe(200);
+    const payments = await t.app.inject({ url: '/booking-api/v1/payments', headers: { 'x-api-key': key } });
+    expect(payments.statusCode).toBe(429);
+    expect(payments.json()).toEqual({ success: false, error: expect.any(String), code: 'rate_limit_exceeded', retry_after: 30 });
+    const customer = await t.app.inject({ method: 'PUT', url: '/booking-api/v1/customers/1', headers: { 'x-api-key': key }, payload: { notes: 'x' } });
+    expect(customer.statusCode).toBe(429);
+    expect(customer.json()).toEqual({ code: 'rate_limit_exceeded', message: expect.any(String), retry_after: 30, data: { status: 429 } });
+  });
+
   it('switches the headers to the hour window when it has fewer requests left', async () => {
     const key = await t.key({ perMinute: 50, perHour: 2 });
     const first = await t.app.inject({ url: STATUS, headers: { 'x-api-key': key } });

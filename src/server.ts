@@ -26,8 +26,17 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
 
-  await app.listen({ port: config.port, host: config.host });
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    await app.close();
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new ListenError(`cannot listen on HOST=${config.host} PORT=${config.port} (${reason})`);
+  }
 }
+
+/** The address of HOST and PORT cannot be listened on: unknown host, port taken or not allowed. */
+class ListenError extends Error {}
 
 main().catch((error: unknown) => {
   // Start-up failures are one line: the variable at fault, or what could not be reached.
@@ -35,7 +44,9 @@ main().catch((error: unknown) => {
   const message =
     error instanceof ConfigError
       ? `configuration error: ${error.message}`
-      : isDatabaseUnavailable(error)
+      : error instanceof ListenError
+        ? `cannot start: ${error.message}`
+        : isDatabaseUnavailable(error)
         ? `cannot start: the database named by DATABASE_URL cannot be reached (${reason})`
         : `cannot start: ${reason}`;
   process.stderr.write(`${message}\n`);

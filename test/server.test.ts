@@ -56,4 +56,11 @@ describe('the server process', () => {
     expect(code).toBe(1);
     expect(server.output().stderr.trim().split('\n')).toEqual([expect.stringMatching(/^cannot start: the database named by DATABASE_URL cannot be reached/)]);
   });
+
+  it('says in one line, naming HOST and PORT, when their address cannot be listened on', async () => {
+    const server = startServer({ DATABASE_URL: database.url, HOST: '999.1.1.1' });
+    const [code] = (await once(server.child, 'exit')) as [number];
+    expect(code).toBe(1);
+    expect(server.output().stderr.trim().split('\n')).toEqual([expect.stringMatching(/^cannot start: cannot listen on HOST=999\.1\.1\.1 PORT=0 \(/)]);
+  });
 });

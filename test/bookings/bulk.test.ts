@@ -120,6 +120,19 @@ describe.each(DIALECTS)('POST /bookings/bulk (%s)', (dialect) => {
     expect({ bookings: await count('bookings'), orders: await count('orders') }).toEqual(before);
   });
 
+  it('takes new-customer fields only as a nested customer object, not as dotted keys', async () => {
+    const site = await newSite(t.db);
+    const res = await bulk([
+      element(site, { customer_id: undefined, customer: { first_name: 'Nes', last_name: 'Ted', email: 'nested@bulk.test' } }),
+      element(site, { start_time: '12:00', customer_id: undefined, 'customer.first_name': 'Dot', 'customer.last_name': 'Ted', 'customer.email': 'dotted@bulk.test' }),
+    ]);
+    expect(res.statusCode).toBe(207);
+    const body: Json = res.json();
+    expect(body.results.success.map((s: Success) => s.index)).toEqual([0]);
+    expect(body.results.errors).toEqual([expect.objectContaining({ index: 1, code: 'invalid_request' })]);
+    expect(await t.db.selectFrom('customers').select('id').where('email_lower', '=', 'dotted@bulk.test').execute()).toEqual([]);
+  });
+
   it('400 invalid_request for a malformed request: over 50 elements, none, or not an array', async () => {
     const site = await newSite(t.db);
     const tooMany = await bulk(Array.from({ length: 51 }, (_, i) => element(site, { start_date: `2030-02-${String((i % 28) + 1).padStart(2, '0')}` })));

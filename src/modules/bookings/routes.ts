@@ -86,8 +86,10 @@ function bulkElement(raw: Record<string, unknown>): BookingRequest | AppError {
     }
     return new AppError('invalid_request', `Invalid booking: ${Object.keys(details).join(', ')}`, details);
   }
+  // A bulk element names a new customer only in a nested `customer` object (spec, POST /bookings/bulk).
+  const nestedOnly = Object.fromEntries(Object.entries(element).filter(([key]) => !key.startsWith('customer.'))) as typeof element;
   try {
-    return parseBookingRequest(element, 'approved');
+    return parseBookingRequest(nestedOnly, 'approved');
   } catch (error) {
     if (error instanceof AppError) return error;
     throw error;

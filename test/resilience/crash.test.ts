@@ -74,7 +74,7 @@ function bookingBody(site: Site, n: number): Record<string, unknown> {
     location_id: site.locationId,
     start_date: slot.date,
     start_time: slot.time,
-    ...(n % 5 === 0 ? { customer: { first_name: 'Crash', last_name: `Load ${n}`, email: `crash-${n}@example.test` } } : { customer_id: site.customerId }),
+    ...(n % 5 === 0 ? { customer: { first_name: 'Crash', last_name: 'Load', email: `crash-${n}@example.test` } } : { customer_id: site.customerId }),
     meta: { load: 'crash', element: String(n) },
   };
 }

@@ -78,9 +78,21 @@ describe('working periods', () => {
     expect(workingMinutes(schedule, '2026-12-12', null)).toEqual([]);
   });
 
-  it('joins touching periods so that a booking may run across the seam', () => {
+  it('joins touching periods so that a booking may run across the seam, keeping the later period’s start', () => {
     const schedule = { weekly: weekly([{ start: '09:00', end: '12:00' }, { start: '12:00', end: '14:00' }]), exceptions: [] };
-    expect(workingMinutes(schedule, '2026-12-07', null)).toEqual([{ start: 540, end: 840 }]);
+    expect(workingMinutes(schedule, '2026-12-07', null)).toEqual([{ start: 540, end: 840, seams: [720] }]);
+  });
+
+  it('steps slot starts anew from the start of each joined period (contract §6)', () => {
+    const schedule = { weekly: weekly([{ start: '09:00', end: '10:10' }, { start: '10:10', end: '12:00' }]), exceptions: [] };
+    const spans = workingSpans(schedule, '2026-12-07', null, 'Europe/Berlin');
+    expect(spans).toEqual([{ start: utc('2026-12-07T08:00:00Z'), end: utc('2026-12-07T11:00:00Z'), seams: [utc('2026-12-07T09:10:00Z')] }]);
+    const starts = freeStarts({ spans, durationMinutes: 30, intervalMinutes: 30, earliest: 0, serviceId: 1, capacity: 1, bookings: [] });
+    // 10:00 runs across the seam; the second period's grid starts at 10:10.
+    expect(starts.map((s) => local(s, 'Europe/Berlin').slice(11, 16))).toEqual(['09:00', '09:30', '10:00', '10:10', '10:40', '11:10']);
+    // Narrowed by custom hours, the seam stays where it falls inside them.
+    const custom: Weekly = { ...weekly([]), monday: [{ start: '09:30', end: '11:00' }] };
+    expect(workingMinutes(schedule, '2026-12-07', custom)).toEqual([{ start: 570, end: 660, seams: [610] }]);
   });
 
   it('narrows to the custom hours of a service, and a weekday they leave out is not worked', () => {
@@ -276,16 +288,23 @@ describe('property: no free slot overlaps a booking or leaves working hours, and
           }
           // Every working span lies inside the local day.
           for (const s of spans) expect(s.start >= day.start && s.end <= day.end).toBe(true);
-          // And no free grid start is missing: a start is left out only for a reason.
+          // And no free grid start is missing: a start is left out only for a reason. Each
+          // configured period's grid runs from its start to the next period's (contract §6).
+          const grid = new Set<number>();
           for (const span of spans) {
-            for (let start = span.start; start + duration * M <= span.end; start += interval * M) {
-              const end = start + duration * M;
-              const sharing = bookings.filter((b) => b.start === start && b.serviceId === 1);
-              const blocked = bookings.some((b) => b.start < end && start < b.end && !(b.start === start && b.serviceId === 1));
-              const free = start >= earliest && !blocked && sharing.length < capacity;
-              expect(starts.includes(start)).toBe(free);
-            }
+            const origins = [span.start, ...(span.seams ?? [])];
+            origins.forEach((origin, k) => {
+              for (let start = origin; start < (origins[k + 1] ?? span.end) && start + duration * M <= span.end; start += interval * M) {
+                grid.add(start);
+                const end = start + duration * M;
+                const sharing = bookings.filter((b) => b.start === start && b.serviceId === 1);
+                const blocked = bookings.some((b) => b.start < end && start < b.end && !(b.start === start && b.serviceId === 1));
+                const free = start >= earliest && !blocked && sharing.length < capacity;
+                expect(starts.includes(start)).toBe(free);
+              }
+            });
           }
+          for (const start of starts) expect(grid.has(start)).toBe(true);
         },
       ),
       { numRuns: 400 },

@@ -96,6 +96,18 @@ describe.each(DIALECTS)('GET /availability (%s)', (dialect) => {
     }
   });
 
+  it('steps slot starts from the start of each working period, also where two periods touch', async () => {
+    const site = await newSite(t.db, { duration: 30 });
+    const split = await addAgent(t.db, site, {
+      schedule: JSON.stringify({
+        weekly: { monday: [{ start: '09:00', end: '10:10' }, { start: '10:10', end: '12:00' }], tuesday: [], wednesday: [], thursday: [], friday: [], saturday: [], sunday: [] },
+        exceptions: [],
+      }),
+    });
+    const day = (await availability(`service_id=${site.serviceId}&date=${MONDAY}&agent_id=${split}`)).data.days[0];
+    expect(startsOf(day)).toEqual(['09:00', '09:30', '10:00', '10:10', '10:40', '11:10']);
+  });
+
   it('steps over the DST change of the site zone', async () => {
     const site = await newSite(t.db);
     const night = await addAgent(t.db, site, {

@@ -17,6 +17,15 @@ export interface Span {
   end: number;
 }
 
+/**
+ * Working time without a break: configured periods that touch or overlap are joined into one
+ * (a booking may run across the seam), and `seams` keeps the starts of the periods after the
+ * first, from each of which slot starts step anew (contract §6).
+ */
+export interface WorkingSpan extends Span {
+  seams?: number[];
+}
+
 /** A booking that occupies its agent's time (anything not cancelled). */
 export interface BusyBooking extends Span {
   id: number;
@@ -197,15 +206,23 @@ function computeBoundaryInstant(wall: number, zone: IANAZone): number {
 }
 
 /** Sorted, with overlapping or touching periods joined (a booking may run across the seam). */
-function mergePeriods(periods: readonly { start: number; end: number }[]): { start: number; end: number }[] {
+function mergePeriods(periods: readonly Span[]): WorkingSpan[] {
   const sorted = periods.filter((p) => p.end > p.start).sort((a, b) => a.start - b.start);
-  const merged: { start: number; end: number }[] = [];
+  const merged: WorkingSpan[] = [];
   for (const period of sorted) {
     const last = merged[merged.length - 1];
-    if (last && period.start <= last.end) last.end = Math.max(last.end, period.end);
-    else merged.push({ ...period });
+    if (!last || period.start > last.end) merged.push({ ...period });
+    else {
+      last.end = Math.max(last.end, period.end);
+      addSeam(last, period.start);
+    }
   }
   return merged;
+}
+
+function addSeam(span: WorkingSpan, at: number): void {
+  if (at <= span.start || at >= span.end || span.seams?.includes(at)) return;
+  span.seams = [...(span.seams ?? []), at].sort((a, b) => a - b);
 }
 
 function toMinutes(periods: readonly Period[]): { start: number; end: number }[] {
@@ -223,29 +240,35 @@ export function weekdayOf(date: string) {
  * has one, else its weekday's hours, narrowed to `customHours` (an agent's hours for one
  * service) when given: a weekday those leave out is not worked for the service at all.
  */
-export function workingMinutes(schedule: Schedule, date: string, customHours: Weekly | null): { start: number; end: number }[] {
+export function workingMinutes(schedule: Schedule, date: string, customHours: Weekly | null): WorkingSpan[] {
   const weekday = weekdayOf(date);
   const exception = schedule.exceptions.find((e) => e.date === date);
   const worked = mergePeriods(toMinutes(exception ? exception.periods : (schedule.weekly[weekday] ?? [])));
   if (!customHours) return worked;
   const allowed = mergePeriods(toMinutes(customHours[weekday] ?? []));
-  const narrowed: { start: number; end: number }[] = [];
+  const narrowed: WorkingSpan[] = [];
   for (const w of worked) {
     for (const a of allowed) {
-      const start = Math.max(w.start, a.start);
-      const end = Math.min(w.end, a.end);
-      if (end > start) narrowed.push({ start, end });
+      const piece: WorkingSpan = { start: Math.max(w.start, a.start), end: Math.min(w.end, a.end) };
+      if (piece.end <= piece.start) continue;
+      for (const seam of [...(w.seams ?? []), ...(a.seams ?? [])]) addSeam(piece, seam);
+      narrowed.push(piece);
     }
   }
   return narrowed;
 }
 
 /** The working spans of one local date as instants in `zone`. */
-export function workingSpans(schedule: Schedule, date: string, customHours: Weekly | null, zone: string): Span[] {
+export function workingSpans(schedule: Schedule, date: string, customHours: Weekly | null, zone: string): WorkingSpan[] {
   const ianaZone = zoneOf(zone);
-  return workingMinutes(schedule, date, customHours)
-    .map((p) => ({ start: boundaryInstant(date, p.start, ianaZone), end: boundaryInstant(date, p.end, ianaZone) }))
-    .filter((s) => s.end > s.start);
+  const spans: WorkingSpan[] = [];
+  for (const p of workingMinutes(schedule, date, customHours)) {
+    const span: WorkingSpan = { start: boundaryInstant(date, p.start, ianaZone), end: boundaryInstant(date, p.end, ianaZone) };
+    if (span.end <= span.start) continue;
+    for (const seam of p.seams ?? []) addSeam(span, boundaryInstant(date, seam, ianaZone));
+    spans.push(span);
+  }
+  return spans;
 }
 
 /** The instants a local date covers in `zone`: [its first instant, the next date's first instant). */
@@ -278,7 +301,7 @@ export function conflictOf<B extends BusyBooking>(span: Span, serviceId: number,
 
 export interface SlotQuery {
   /** The agents' working spans of the day (workingSpans). */
-  spans: readonly Span[];
+  spans: readonly WorkingSpan[];
   durationMinutes: number;
   intervalMinutes: number;
   /** No slot starts before this instant (now plus the lead time). */
@@ -346,7 +369,8 @@ export interface FreeSlot {
 
 /**
  * Free slots of agents with the same working spans and duration: stepping by the interval
- * (elapsed minutes) from the start of each span, every start whose whole duration fits in the
+ * (elapsed minutes) from the start of each span and of each period joined into it (its seams),
+ * every start whose whole duration fits in the
  * span and is not before `earliest`, with the agents (in the given order) that no booking keeps
  * from it (conflictOf); starts where none is free are left out. Ask about an agent's days in
  * order.
@@ -356,9 +380,14 @@ export function freeSlots(query: SlotQuery, agents: readonly SlotAgent[]): FreeS
   const step = query.intervalMinutes * MINUTE_MS;
   const starts: number[] = [];
   for (const span of query.spans) {
-    let start = span.start;
-    if (start < query.earliest) start += Math.ceil((query.earliest - start) / step) * step;
-    for (; start + duration <= span.end; start += step) starts.push(start);
+    // Each configured period's grid runs from its start up to the next period's start.
+    const origins = [span.start, ...(span.seams ?? [])];
+    origins.forEach((origin, k) => {
+      const until = origins[k + 1] ?? span.end;
+      let start = origin;
+      if (start < query.earliest) start += Math.ceil((query.earliest - start) / step) * step;
+      for (; start < until && start + duration <= span.end; start += step) starts.push(start);
+    });
   }
   const count = starts.length;
   if (count === 0) return [];

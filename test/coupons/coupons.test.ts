@@ -1,5 +1,7 @@
+import type { Kysely } from 'kysely';
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
+import { recordCouponIds } from '../../src/db/migrations/0015_order_coupon_id.js';
 import { DIALECTS, useTestApp, type Json } from '../helper.js';
 import { API, bookedOrder } from '../orders/setup.js';
 
@@ -314,6 +316,15 @@ describe.each(DIALECTS)('coupons (%s)', (dialect) => {
       expect((await call('GET', `/coupons/${code}`)).json().data.usage_count).toBe(1);
       // The first order keeps the code and the discount it was given, capped by a lower subtotal.
       expect((await applyTo(first.orderId, { subtotal: 3 })).json()).toMatchObject({ coupon_code: code, coupon_discount: 3, total: '0.00' });
+    });
+
+    it('counts the uses of orders written before coupon ids were kept, once migration 0015 has filled them in', async () => {
+      const c = await coupon({ discount_value: 10 });
+      const o = await bookedOrder(t.db);
+      await t.db.updateTable('orders').set({ coupon_code: c.code, coupon_id: null }).where('id', '=', o.orderId).execute();
+      expect((await call('GET', `/coupons/${c.code}`)).json().data.usage_count).toBe(0);
+      await recordCouponIds(t.db as unknown as Kysely<unknown>);
+      expect((await call('GET', `/coupons/${c.code}`)).json().data.usage_count).toBe(1);
     });
 
     it('refuses an inactive or unknown coupon with 422 details.coupon_code and changes nothing', async () => {

@@ -10,7 +10,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .alterTable('orders')
     .addColumn('coupon_id', 'integer', (c) => c.references('coupons.id').onDelete('set null'))
     .execute();
-  await sql`update orders set coupon_id = (select c.id from coupons as c where c.code = orders.coupon_code) where coupon_code is not null`.execute(db);
+  await recordCouponIds(db);
   await db.schema.dropIndex('orders_coupon_code').execute();
   await db.schema.createIndex('orders_coupon').on('orders').column('coupon_id').execute();
+}
+
+/** Sets the coupon id of the orders written before it was kept, from the code they show. */
+export async function recordCouponIds(db: Kysely<unknown>): Promise<void> {
+  await sql`update orders set coupon_id = (select c.id from coupons as c where c.code = orders.coupon_code) where coupon_code is not null`.execute(db);
 }

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { createKey, revokeKey } from '../../src/modules/api-keys/service.js';
 import { DIALECTS, buildTestApp, useTestApp, type Json } from '../helper.js';
@@ -101,6 +102,28 @@ describe.each(DIALECTS)('authentication (%s)', (dialect) => {
     expect(JSON.stringify(all)).not.toContain('bk_test_');
     const key = await t.db.selectFrom('api_keys').select('last_used_at').where('id', '=', created.id).executeTakeFirstOrThrow();
     expect(key.last_used_at).not.toBeNull();
+  });
+
+  it('writes a batch of audit entries whole or not at all, so a retried flush records each request once', async () => {
+    const created = await createKey(t.db, { name: 'flaky-touch' });
+    // Stamping the key's last use fails after the entries are inserted, until the trigger goes.
+    if (dialect === 'sqlite') {
+      await sql`CREATE TRIGGER refuse_touch BEFORE UPDATE ON api_keys WHEN NEW.name = 'flaky-touch' BEGIN SELECT RAISE(ABORT, 'refused by test trigger'); END`.execute(t.db);
+    } else {
+      await sql
+        .raw(
+          `CREATE FUNCTION refuse_touch() RETURNS trigger AS $$ BEGIN IF NEW.name = 'flaky-touch' THEN RAISE EXCEPTION 'refused by test trigger'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`,
+        )
+        .execute(t.db);
+      await sql`CREATE TRIGGER refuse_touch BEFORE UPDATE ON api_keys FOR EACH ROW EXECUTE FUNCTION refuse_touch()`.execute(t.db);
+    }
+    for (let i = 0; i < 3; i++) await t.app.inject({ url: STATUS, headers: { 'x-api-key': created.key } });
+    await t.app.audit.flush();
+    const entries = () => t.db.selectFrom('audit_log').select('id').where('key_id', '=', created.id).execute();
+    expect(await entries()).toHaveLength(0);
+    await sql`DROP TRIGGER refuse_touch${sql.raw(dialect === 'postgres' ? ' ON api_keys' : '')}`.execute(t.db);
+    await t.app.audit.flush();
+    expect(await entries()).toHaveLength(3);
   });
 
   it('needs no key for health, readiness and the OpenAPI document', async () => {

@@ -57,8 +57,11 @@ export class AuditRecorder {
       }
     }
     try {
-      await insertEntries(this.db, batch);
-      await touchKeys(this.db, lastUsed);
+      // All of the batch or none of it: a retry of a batch half written would record requests twice.
+      await this.db.transaction().execute(async (trx) => {
+        await insertEntries(trx, batch);
+        await touchKeys(trx, lastUsed);
+      });
     } catch (error) {
       // Keep the entries for the next attempt (the database may be briefly away).
       this.buffer = batch.concat(this.buffer).slice(-MAX_BUFFERED);

@@ -375,7 +375,7 @@ describe.each(DIALECTS)('GET, PUT and DELETE /bookings/{id} (%s)', (dialect) => 
   });
 
   describe('DELETE', () => {
-    it('removes the booking and its order item in one go; the order stays on record', async () => {
+    it('removes the booking and its order item in one go; the order stays on record, cancelled, charging nothing', async () => {
       const site = await newSite(t.db);
       const booking = await book(site, { meta: { a: '1' } });
       const res = await call('DELETE', `/bookings/${booking.id}`);
@@ -384,6 +384,11 @@ describe.each(DIALECTS)('GET, PUT and DELETE /bookings/{id} (%s)', (dialect) => 
       expect(await t.db.selectFrom('bookings').select('id').where('id', '=', booking.id).execute()).toEqual([]);
       expect(await t.db.selectFrom('order_items').select('id').where('order_id', '=', booking.order.id).execute()).toEqual([]);
       expect(await t.db.selectFrom('booking_meta').select('meta_key').where('booking_id', '=', booking.id).execute()).toEqual([]);
+      expect(await t.db.selectFrom('orders').select(['status', 'total_cents']).where('id', '=', booking.order.id).executeTakeFirst()).toEqual({
+        status: 'cancelled',
+        total_cents: 4500,
+      });
+      expect(await t.db.selectFrom('invoices').select('status').where('order_id', '=', booking.order.id).execute()).toEqual([{ status: 'void' }]);
       expect((await call('GET', `/bookings/${booking.id}`)).statusCode).toBe(404);
       expect((await call('DELETE', `/bookings/${booking.id}`)).json().error.code).toBe('booking_not_found');
       // Its time is free again.

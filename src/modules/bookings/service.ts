@@ -20,6 +20,7 @@ import {
 import { candidateOf, slotContextOf, suggestedStarts, type Candidate, type SlotContext } from '../availability/service.js';
 import { enqueueMail, enqueueMails, type OutgoingMail } from '../mail/outbox.js';
 import { insertBookingItems, insertBookingOrders, randomCode, type NewBookingOrder } from '../orders/create.js';
+import { closeOrderOfDeletedBooking, orderLock } from '../orders/service.js';
 import { readSiteSchedule, type Schedule } from '../schedules/model.js';
 import { getSettingsAndSchedule } from '../settings/service.js';
 import { emailTaken, insertBookingCustomers, type NewCustomer } from './customers.js';
@@ -780,12 +781,15 @@ export async function createBulk(
 }
 
 export async function deleteBooking(handle: Handle, id: number): Promise<void> {
-  // No agent lock is needed to free time; on SQLite this still makes the read and the deletes
-  // one write transaction from the start.
-  await lockedTransaction(handle, [], async (trx) => {
+  const current = await repository.findBooking(handle.db, id);
+  if (!current) throw new AppError('booking_not_found', `Booking ${id} does not exist`);
+  // No agent lock is needed to free time; the order's lock guards its money, which it changes.
+  // A booking's order never changes, so the one read before the transaction names it.
+  await lockedTransaction(handle, current.order_id === null ? [] : [orderLock(current.order_id)], async (trx) => {
     const booking = await repository.findBooking(trx, id);
     if (!booking) throw new AppError('booking_not_found', `Booking ${id} does not exist`);
     await repository.deleteBookingRows(trx, id);
+    if (booking.order_id !== null) await closeOrderOfDeletedBooking(trx, booking.order_id, nowIso());
   });
 }
 

@@ -55,6 +55,11 @@ export async function repriceBookingItem(db: Db, orderId: number, bookingId: num
   return Number(subtotal);
 }
 
+/** The order's invoices not yet settled (open or draft) become void: nothing is to be charged on them. */
+export async function voidUnsettledInvoices(db: Db, orderId: number, at: string): Promise<void> {
+  await db.updateTable('invoices').set({ status: 'void', updated_at: at }).where('order_id', '=', orderId).where('status', 'in', ['open', 'draft']).execute();
+}
+
 export async function orderWithConfirmationCode(db: Db, code: string): Promise<number | undefined> {
   const row = await db.selectFrom('orders').select('id').where('confirmation_code', '=', code).executeTakeFirst();
   return row?.id;

@@ -226,6 +226,18 @@ export async function repriceBooking(trx: Db, orderId: number, bookingId: number
   }
 }
 
+/**
+ * The order of a deleted booking: left without items, it is cancelled and its unsettled
+ * invoices voided, so that it charges nothing; its amounts and payments stay on record. (Every
+ * booking has an order of its own, so its order is left without items.) The caller's
+ * transaction holds orderLock(orderId).
+ */
+export async function closeOrderOfDeletedBooking(trx: Db, orderId: number, at: string): Promise<void> {
+  if ((await repository.orderItems(trx, orderId)).length > 0) return;
+  await repository.updateOrder(trx, orderId, { status: 'cancelled', updated_at: at });
+  await repository.voidUnsettledInvoices(trx, orderId, at);
+}
+
 async function requireInvoice(db: Db, orderId: number, invoiceId: number): Promise<repository.InvoiceRow> {
   await requireOrder(db, orderId);
   const invoice = await repository.findInvoice(db, orderId, invoiceId);

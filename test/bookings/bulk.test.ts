@@ -133,6 +133,13 @@ describe.each(DIALECTS)('POST /bookings/bulk (%s)', (dialect) => {
     expect(await t.db.selectFrom('customers').select('id').where('email_lower', '=', 'dotted@bulk.test').execute()).toEqual([]);
   });
 
+  it('refuses an element whose metadata is over its bounds, and creates the others', async () => {
+    const site = await newSite(t.db);
+    const res = await bulk([element(site, { meta: { ['k'.repeat(101)]: 'v' } }), element(site, { start_time: '12:00', meta: { ok: 'v' } })]);
+    expect(res.statusCode).toBe(207);
+    expect(res.json().results.errors).toEqual([expect.objectContaining({ index: 0, code: 'validation_failed' })]);
+  });
+
   it('400 invalid_request for a malformed request: over 50 elements, none, or not an array', async () => {
     const site = await newSite(t.db);
     const tooMany = await bulk(Array.from({ length: 51 }, (_, i) => element(site, { start_date: `2030-02-${String((i % 28) + 1).padStart(2, '0')}` })));

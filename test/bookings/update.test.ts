@@ -357,6 +357,32 @@ describe.each(DIALECTS)('GET, PUT and DELETE /bookings/{id} (%s)', (dialect) => 
       expect(invoice.charge_amount_cents).toBe(1500);
     });
 
+    it('bounds metadata: 50 keys a booking, keys of 100 and values of 1000 characters (422, nothing changed)', async () => {
+      const own = requester(t);
+      const site = await newSite(t.db);
+      const keys = (from: number, count: number) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`k${from + i}`, 'v']));
+      const booking = await book(site, { meta: keys(0, 30) });
+      const tooMany = await own('PUT', `/bookings/${booking.id}`, { meta: keys(100, 21), notes: 'not saved' });
+      expect(tooMany.statusCode).toBe(422);
+      expect(tooMany.json().error).toMatchObject({ code: 'validation_failed', details: { meta: expect.stringContaining('51') } });
+      expect((await own('GET', `/bookings/${booking.id}`)).json().data).toMatchObject({ notes: null });
+      expect(Object.keys((await own('GET', `/bookings/${booking.id}`)).json().data.meta)).toHaveLength(30);
+      // Replacing keys and removing some keeps within the bound.
+      expect((await own('PUT', `/bookings/${booking.id}`, { meta: { ...keys(100, 22), k0: null, k1: null } })).statusCode).toBe(200);
+      expect((await own('PUT', `/bookings/${booking.id}`, { meta: { ['x'.repeat(101)]: 'v' } })).statusCode).toBe(422);
+      expect((await own('PUT', `/bookings/${booking.id}`, { meta: { long: 'v'.repeat(1001) } })).statusCode).toBe(422);
+      const created = await own('POST', '/bookings', {
+        service_id: site.serviceId,
+        agent_id: site.agentId,
+        start_date: MONDAY,
+        start_time: '14:00',
+        customer_id: site.customerId,
+        meta: keys(0, 51),
+      });
+      expect(created.statusCode).toBe(422);
+      expect(created.json().error.details.meta).toContain('50');
+    });
+
     it('merges metadata, removing keys set to null', async () => {
       const site = await newSite(t.db);
       const booking = await book(site, { meta: { a: '1', b: '2' } });

@@ -88,6 +88,15 @@ export async function writeMeta(db: Db, bookingId: number, meta: Record<string, 
   }
 }
 
+export async function metaKeyCount(db: Db, bookingId: number): Promise<number> {
+  const { n } = await db
+    .selectFrom('booking_meta')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('booking_id', '=', bookingId)
+    .executeTakeFirstOrThrow();
+  return Number(n);
+}
+
 export async function metaOf(db: Db, bookingIds: readonly number[]): Promise<Map<number, Record<string, string>>> {
   const meta = new Map<number, Record<string, string>>(bookingIds.map((id) => [id, {}]));
   if (bookingIds.length === 0) return meta;

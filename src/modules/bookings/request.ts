@@ -71,6 +71,29 @@ export function checkCustomerFields(fields: CustomerFieldsInput): CheckedCustome
   return checked;
 }
 
+/** Booking metadata is bounded, so that a booking and the pages that list it stay small. */
+export const META_LIMITS = { keys: 50, keyLength: 100, valueLength: 1000 } as const;
+
+function metaRefusal(problem: string): AppError {
+  return new AppError('validation_failed', `Invalid meta: ${problem}`, { meta: problem });
+}
+
+/** The metadata of one request, checked to be within META_LIMITS (a null value removes its key). */
+export function checkMeta<M extends Record<string, string | null>>(meta: M): M {
+  const entries = Object.entries(meta);
+  if (entries.length > META_LIMITS.keys) throw metaRefusal(`must have at most ${META_LIMITS.keys} keys`);
+  if (entries.some(([key]) => [...key].length > META_LIMITS.keyLength)) throw metaRefusal(`keys must be at most ${META_LIMITS.keyLength} characters`);
+  if (entries.some(([, value]) => value !== null && [...value].length > META_LIMITS.valueLength)) {
+    throw metaRefusal(`values must be at most ${META_LIMITS.valueLength} characters`);
+  }
+  return meta;
+}
+
+/** A booking holds at most META_LIMITS.keys keys once a request's metadata is merged in. */
+export function checkMergedMeta(keyCount: number): void {
+  if (keyCount > META_LIMITS.keys) throw metaRefusal(`a booking holds at most ${META_LIMITS.keys} keys; this change would leave ${keyCount}`);
+}
+
 export function parsePrice(value: string | number | undefined): number | undefined {
   if (value === undefined) return undefined;
   const cents = toCents(value);
@@ -118,6 +141,6 @@ export function parseBookingRequest(
     priceCents: parsePrice(body.price),
     status: body.status ?? defaultStatus,
     notes: body.notes ?? null,
-    meta: body.meta ?? {},
+    meta: checkMeta(body.meta ?? {}),
   };
 }

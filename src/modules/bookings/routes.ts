@@ -11,7 +11,7 @@ import { isoBound } from '../availability/repository.js';
 import { getTimezone } from '../settings/service.js';
 import { toListItem } from './present.js';
 import * as repository from './repository.js';
-import { checkCustomerFields, customerFieldsOf, parseBookingRequest, parsePrice, requireCalendarDate, type BookingRequest } from './request.js';
+import { checkCustomerFields, checkMeta, customerFieldsOf, parseBookingRequest, parsePrice, requireCalendarDate, type BookingRequest } from './request.js';
 import {
   BulkBody,
   BulkElement,
@@ -253,7 +253,7 @@ export default async function bookingRoutes(app: App): Promise<void> {
           customer: checkCustomerFields(customerFieldsOf(body)),
           priceCents: parsePrice(body.price),
           notes: body.notes,
-          meta: body.meta,
+          meta: body.meta === undefined ? undefined : checkMeta(body.meta),
           sendNotification: body.send_notification ?? false,
         },
         key !== undefined && grants(key.permissions, 'bookings:manage_completed'),

@@ -8,6 +8,7 @@ import { slotContext } from '../availability/service.js';
 import { orderLock, repriceBooking } from '../orders/service.js';
 import { assertEmailFree, findCustomer, updateBookingCustomer, type CustomerChanges } from './customers.js';
 import { loadDetail, type BookingView } from './present.js';
+import { checkMergedMeta } from './request.js';
 import * as repository from './repository.js';
 import {
   freeCandidate,
@@ -168,7 +169,10 @@ async function applyUpdate(
       await repriceBooking(trx, booking.order_id, booking.id, update.priceCents, nowIso());
     }
   }
-  if (update.meta) await repository.writeMeta(trx, booking.id, update.meta);
+  if (update.meta) {
+    await repository.writeMeta(trx, booking.id, update.meta);
+    checkMergedMeta(await repository.metaKeyCount(trx, booking.id));
+  }
 
   const view = (await loadDetail(trx, booking.id, handle.publicUrl)) as BookingView;
   if (update.sendNotification) await mailAbout(trx, view, 'booking_change');

@@ -6,7 +6,7 @@ import type { Db, Dialect } from '../src/db/database.js';
 import { createKey, type NewKeyInput } from '../src/modules/api-keys/service.js';
 import { createTestDatabase, type TestDatabase } from './databases.js';
 
-export { POSTGRES_ADMIN_URL, createTestDatabase, type TestDatabase } from './databases.js';
+export { createTestDatabase, type TestDatabase } from './databases.js';
 
 export const DIALECTS: readonly Dialect[] = ['sqlite', 'postgres'];
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';

@@ -1,13 +1,11 @@
+import { escapeHtml } from '../../lib/html.js';
+
 /** Markup that is already safe; everything else interpolated into `html` is escaped. */
 export class SafeHtml {
   constructor(readonly value: string) {}
   toString(): string {
     return this.value;
   }
-}
-
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 function render(value: unknown): string {

@@ -1,4 +1,5 @@
 import { DateTime } from 'luxon';
+import { escapeHtml } from '../../lib/html.js';
 import type { MailKind } from './table.js';
 
 /**
@@ -68,10 +69,6 @@ export function parsePayload(json: string): MailPayload {
     payload.changes = source.changes.filter((c): c is string => typeof c === 'string' && c.trim() !== '');
   }
   return payload;
-}
-
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 /** "Monday, 7 January 2030" for a valid YYYY-MM-DD; anything else as given. */

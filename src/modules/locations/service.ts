@@ -42,7 +42,9 @@ async function checked(db: Db, input: LocationInput): Promise<LocationInput> {
   if (full_address !== undefined && full_address.length > 500) errors.add('full_address', 'must be at most 500 characters');
   errors.throwIfAny('The location data is invalid');
   await assertCategoryExists(db, 'location_categories', input.category_id);
-  return { ...input, name, full_address };
+  // Field by field: the values go into the UPDATE as they are, so nothing the schema does not name may pass.
+  const { status, category_id, order_number, selection_image_id } = input;
+  return { name, full_address, status, category_id, order_number, selection_image_id };
 }
 
 export async function listLocations(

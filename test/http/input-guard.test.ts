@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MONDAY, newSite, requester } from '../bookings/setup.js';
+import { API, MONDAY, newSite, requester } from '../bookings/setup.js';
+import { MAX_NESTING } from '../../src/http/input-guard.js';
 import { DIALECTS, useTestApp } from '../helper.js';
 
 describe.each(DIALECTS)('input no column can store (%s)', (dialect) => {
@@ -46,6 +47,44 @@ describe.each(DIALECTS)('input no column can store (%s)', (dialect) => {
     // Refused before any work: the first element was not booked either.
     const list = await call('GET', `/bookings?agent_id=${site.agentId}`);
     expect(list.json().data).toEqual([]);
+  });
+
+  it('refuses the NUL character in an object key, as in a value', async () => {
+    const site = await newSite(t.db);
+    const res = await call('POST', '/bookings', {
+      service_id: site.serviceId,
+      agent_id: site.agentId,
+      location_id: site.locationId,
+      customer_id: site.customerId,
+      start_date: MONDAY,
+      start_time: '10:00',
+      meta: { 'a\u0000b': 'v' },
+    });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().error).toMatchObject({ code: 'validation_failed', details: { meta: 'has a key that must not contain the NUL character' } });
+    expect((await call('GET', `/bookings?agent_id=${site.agentId}`)).json().data).toEqual([]);
+  });
+
+  it(`refuses bodies nested deeper than ${MAX_NESTING} levels in each route's error style, however deep`, async () => {
+    const site = await newSite(t.db);
+    const key = await t.key();
+    const send = (method: 'POST' | 'PUT', url: string, payload: string) =>
+      t.app.inject({ method, url: `${API}${url}`, headers: { 'x-api-key': key, 'content-type': 'application/json' }, payload });
+    const nested = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+
+    const customer = await send('PUT', `/customers/${site.customerId}`, `{"custom_fields":${nested(20_000)}}`);
+    expect(customer.statusCode).toBe(422);
+    expect(customer.json()).toMatchObject({ code: 'validation_failed', data: { status: 422 } });
+    const bulk = await send('POST', '/bookings/bulk', `{"bookings":[{"notes":${nested(20_000)}}]}`);
+    expect(bulk.statusCode).toBe(422);
+    expect(bulk.json().error.details).toEqual({ [`bookings.0.notes${'.a'.repeat(MAX_NESTING - 3)}`]: `must not nest deeper than ${MAX_NESTING} levels` });
+    // Payments answer their own validation errors; an array is not a payment.
+    const payment = await send('POST', '/payments', `${'['.repeat(20_000)}${']'.repeat(20_000)}`);
+    expect(payment.statusCode).toBe(400);
+    // Just within the bound is no guard's business: the route's own rules answer.
+    const shallow = await send('PUT', `/customers/${site.customerId}`, `{"custom_fields":${nested(MAX_NESTING - 1)}}`);
+    expect(shallow.statusCode).toBe(400);
+    expect(shallow.json()).toMatchObject({ code: 'customer_update_failed', data: { details: { 'custom_fields.a': expect.stringMatching(/^must be a string/) } } });
   });
 
   it('refuses text with a lone surrogate, which neither engine stores as sent', async () => {

@@ -105,7 +105,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     },
     genReqId: () => randomUUID(),
     bodyLimit: 1024 * 1024,
-    ajv: { customOptions: { allErrors: true } },
+    // Fastify's default coercion, 'array', also takes ["x"] for "x"; inside anyOf it checks the
+    // branch without unwrapping, so the handler got the array. Scalars stay scalars.
+    ajv: { customOptions: { allErrors: true, coerceTypes: true } },
     frameworkErrors: frameworkError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 

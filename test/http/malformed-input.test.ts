@@ -12,10 +12,13 @@ const RAW_SEGMENTS = ['%E0%A4%A', '%', '%00', '..', '.'];
 /** Values a client may put in a JSON body field. */
 const VALUES: unknown[] = [
   null, true, false, 0, -1, 1.5, 2_147_483_648, 9_007_199_254_740_993, 1e308, -1e308, '', 'abc', 'x'.repeat(5000),
-  '\u0000', '\ud800', '2026-02-30', '23:60', [], [1, 2], {}, { a: 1 },
+  '\u0000', '\ud800', '2026-02-30', '23:60', [], [1, 2], ['a'], {}, { a: 1 }, { 'a\u0000': 1 },
 ];
 /** Whole bodies that are not the object a route takes. */
-const RAW_BODIES = ['', '{', 'null', '[]', '"x"', '1', '"\\ud800"', '{"__proto__":{"polluted":1}}', '{"constructor":{"prototype":{"polluted":1}}}'];
+const RAW_BODIES = [
+  '', '{', 'null', '[]', '"x"', '1', '"\\ud800"', '{"__proto__":{"polluted":1}}', '{"constructor":{"prototype":{"polluted":1}}}',
+  '{"zzz":1,"id":1,"deleted_at":"2020-01-01"}', `${'['.repeat(20_000)}${']'.repeat(20_000)}`, `${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}`,
+];
 
 /** Records for every path parameter, and a valid body per write route to vary one field of. */
 async function seedWorld(t: TestApp, key: string) {
@@ -140,4 +143,26 @@ describe.each(DIALECTS)('malformed input on every documented route (%s)', (diale
     expect(requests).toBeGreaterThan(3000);
     expect(failures).toEqual([]);
   }, 300_000);
+
+  it('takes a one-element array for no text or amount field (400), where it was taken whole or half-unwrapped', async () => {
+    const key = await t.key();
+    const site = await newSite(t.db);
+    const send = (method: 'POST' | 'PUT', url: string, payload: object) =>
+      t.app.inject({ method, url: `${API}${url}`, headers: { 'x-api-key': key }, payload });
+    const booking = (await send('POST', '/bookings', { ...siteBooking(site), start_date: MONDAY, start_time: '10:00' })).json().data;
+    const orderId = booking.order_id ?? (await t.app.inject({ method: 'GET', url: `${API}/bookings/${booking.id}`, headers: { 'x-api-key': key } })).json().data.order_id;
+    const cases: [string, string, object, string][] = [
+      ['PUT', `/services/${site.serviceId}`, { charge_amount: ['a'] }, 'charge_amount'],
+      ['PUT', `/orders/${orderId}`, { notes: ['a'] }, 'notes'],
+      ['PUT', `/orders/${orderId}`, { coupon_code: ['X'] }, 'coupon_code'],
+      ['PUT', `/bookings/${booking.id}`, { notes: ['a'] }, 'notes'],
+    ];
+    for (const [method, url, payload, field] of cases) {
+      const res = await send(method as 'PUT', url, payload);
+      expect(res.statusCode, `${url} ${field}`).toBe(400);
+      expect(JSON.stringify(res.json()), `${url} ${field}`).toContain(field);
+    }
+    const order = await t.app.inject({ method: 'GET', url: `${API}/orders/${orderId}`, headers: { 'x-api-key': key } });
+    expect(order.json().notes ?? null).toBeNull();
+  });
 });

@@ -75,14 +75,53 @@ function guardError(request: FastifyRequest): AppError | undefined {
   return inBody && new AppError('validation_failed', 'Invalid request body', inBody);
 }
 
+/** A whole number as a URL writes one; Ajv's coercion would also take "1e0", "0x1", "+1", " 1" and "1.0". */
+const DIGITS = /^-?[0-9]+$/;
+
+const integersBySchema = new WeakMap<object, string[]>();
+
+/** The fields a params or querystring schema types as integers. */
+function integerFields(schema: unknown): string[] {
+  if (typeof schema !== 'object' || schema === null) return [];
+  let fields = integersBySchema.get(schema);
+  if (!fields) {
+    const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
+    fields = Object.keys(properties).filter((name) => properties[name]?.type === 'integer');
+    integersBySchema.set(schema, fields);
+  }
+  return fields;
+}
+
+/**
+ * Makes each integer field of the path or query sent as text that is not a whole number plainly
+ * not a number, so that validation refuses it ("must be integer", a malformed id is 400) in the
+ * same answer as every other bad parameter, in the route's own error style.
+ */
+function markMalformedIntegers(values: unknown, schema: unknown): void {
+  for (const field of integerFields(schema)) {
+    const value = (values as Record<string, unknown>)[field];
+    if (typeof value === 'string' && !DIGITS.test(value)) (values as Record<string, unknown>)[field] = 'not an integer';
+  }
+}
+
 /**
  * Refuses, after schema validation and before any handler, the values the schemas let through
  * that the databases cannot store, in values and in object keys, and nesting deeper than
- * MAX_NESTING. NUL is valid JSON and valid in a URL. Infinity comes from
- * Ajv's coercion: it turns "Infinity" or "1e400" in a query or path into Infinity and then skips
- * minimum and maximum, which only check finite numbers.
+ * MAX_NESTING. NUL is valid JSON and valid in a URL. Infinity comes from Ajv's coercion of
+ * number fields: it turns "Infinity" or "1e400" in a query into Infinity and then skips minimum
+ * and maximum, which only check finite numbers. Before validation, integers in the path and query
+ * that are not written as digits are marked to fail it.
  */
 export function registerInputGuard(app: FastifyInstance): void {
+  // Before validation, which coerces path and query text to numbers: only then is the text seen as sent.
+  app.addHook('preValidation', (request, _reply, done) => {
+    const schema = request.routeOptions.schema;
+    if (schema) {
+      markMalformedIntegers(request.params, schema.params);
+      markMalformedIntegers(request.query, schema.querystring);
+    }
+    done();
+  });
   // Callback style: an async hook costs every request a promise and a microtask turn.
   app.addHook('preHandler', (request, _reply, done) => {
     // A route that handles its own validation errors (attachValidation) reports those first.

@@ -370,6 +370,9 @@ describe.each(DIALECTS)('GET, PUT and DELETE /bookings/{id} (%s)', (dialect) => 
       // Replacing keys and removing some keeps within the bound.
       expect((await own('PUT', `/bookings/${booking.id}`, { meta: { ...keys(100, 22), k0: null, k1: null } })).statusCode).toBe(200);
       expect((await own('PUT', `/bookings/${booking.id}`, { meta: { ['x'.repeat(101)]: 'v' } })).statusCode).toBe(422);
+      const emptyKey = await own('PUT', `/bookings/${booking.id}`, { meta: { '': 'v' } });
+      expect(emptyKey.statusCode).toBe(422);
+      expect(emptyKey.json().error.details).toEqual({ meta: 'keys must be 1 to 100 characters' });
       expect((await own('PUT', `/bookings/${booking.id}`, { meta: { long: 'v'.repeat(1001) } })).statusCode).toBe(422);
       const created = await own('POST', '/bookings', {
         service_id: site.serviceId,

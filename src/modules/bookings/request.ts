@@ -82,7 +82,7 @@ function metaRefusal(problem: string): AppError {
 export function checkMeta<M extends Record<string, string | null>>(meta: M): M {
   const entries = Object.entries(meta);
   if (entries.length > META_LIMITS.keys) throw metaRefusal(`must have at most ${META_LIMITS.keys} keys`);
-  if (entries.some(([key]) => [...key].length > META_LIMITS.keyLength)) throw metaRefusal(`keys must be at most ${META_LIMITS.keyLength} characters`);
+  if (entries.some(([key]) => key === '' || [...key].length > META_LIMITS.keyLength)) throw metaRefusal(`keys must be 1 to ${META_LIMITS.keyLength} characters`);
   if (entries.some(([, value]) => value !== null && [...value].length > META_LIMITS.valueLength)) {
     throw metaRefusal(`values must be at most ${META_LIMITS.valueLength} characters`);
   }

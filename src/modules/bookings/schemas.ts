@@ -38,7 +38,7 @@ const createFields = {
   price: Type.Optional(Money),
   status: Type.Optional(CreateStatus),
   notes: Type.Optional(Type.String()),
-  meta: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'booking metadata, string values; at most 50 keys of up to 100 characters, values up to 1000' })),
+  meta: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'booking metadata, string values; at most 50 keys of 1 to 100 characters, values up to 1000' })),
 };
 
 export const CreateBookingBody = Type.Object({
@@ -81,7 +81,7 @@ export const UpdateBookingBody = Type.Object({
   notes: Type.Optional(Type.String()),
   // Null first: with type coercion a String branch tried first would turn null into "".
   meta: Type.Optional(
-    Type.Record(Type.String(), Type.Union([Type.Null(), Type.String()]), { description: 'merged; null (or "") removes a key; a booking holds at most 50 keys of up to 100 characters, values up to 1000' }),
+    Type.Record(Type.String(), Type.Union([Type.Null(), Type.String()]), { description: 'merged; null (or "") removes a key; a booking holds at most 50 keys of 1 to 100 characters, values up to 1000' }),
   ),
   send_notification: Type.Optional(Type.Boolean({ default: false })),
 });

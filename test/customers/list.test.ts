@@ -269,6 +269,7 @@ describe.each(DIALECTS)('GET /customers (%s)', (dialect) => {
     ['updated_at=2025-02-29%2010', 'updated_at'],
     ['created_after=2025-02-29', 'created_after'],
     ['page=100000000000000000000', 'page'],
+    ['page=1000001', 'page'],
     ['host_user_id=2147483648', 'host_user_id'],
     ['first_name=a%00b', 'first_name'],
     [`search=${'x'.repeat(101)}`, 'search'],

@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { pageParams } from '../../http/pagination.js';
-import { Id, Int32 } from '../../http/schemas.js';
+import { Id } from '../../http/schemas.js';
 
 export const CUSTOMER_STATUSES = ['active', 'inactive', 'pending', 'pending_verification', 'blocked'] as const;
 export const CREATE_STATUSES = ['active', 'inactive', 'pending'] as const;
@@ -49,8 +49,6 @@ const datePrefix = (what: string) =>
 
 export const CustomerListQuery = Type.Object({
   ...pageParams(20, 100),
-  // Bounded so that the offset stays an exact integer on both engines.
-  page: Type.Optional(Int32({ minimum: 1, default: 1 })),
   status: Type.Optional(Type.Enum(CUSTOMER_STATUSES)),
   created_after: Type.Optional(
     Type.String({ format: 'date', description: 'YYYY-MM-DD: created on or after this day (site timezone)' }),

@@ -1,6 +1,18 @@
 import { sql } from 'kysely';
 import type { Db, Dialect } from './database.js';
 
+/** A lock taken by name: exclusive, or `{ shared }`, which only an exclusive holder of the name waits for. */
+export type LockKey = string | { shared: string };
+
+/**
+ * Held shared by every transaction that writes a booking's time, agent, service or location, and
+ * exclusively by one that takes an agent, service or location out of the catalog: a removal waits
+ * for the booking writes under way and the next ones wait for it, so that none books a record in
+ * the moment between the removal's check for upcoming bookings and its commit. Writers do not
+ * wait for each other on it.
+ */
+export const CATALOG_LOCK = 'catalog';
+
 /**
  * Runs `work` in one transaction that holds a write lock on each of `lockKeys` (e.g. `agent:7`)
  * until it commits, across every process on the same database, so that a check and the write it
@@ -11,17 +23,23 @@ import type { Db, Dialect } from './database.js';
  * per-key locking.
  * PostgreSQL: a transaction-scoped advisory lock per key, taken in sorted order so that two
  * transactions locking overlapping sets cannot deadlock; READ COMMITTED then lets each statement
- * see what earlier lock holders committed.
+ * see what earlier lock holders committed. A key named both ways is taken exclusively.
  */
 export async function lockedTransaction<T>(
   database: { db: Db; dialect: Dialect },
-  lockKeys: readonly string[],
+  lockKeys: readonly LockKey[],
   work: (trx: Db) => Promise<T>,
 ): Promise<T> {
   return database.db.transaction().execute(async (trx) => {
     if (database.dialect === 'postgres') {
-      for (const key of [...new Set(lockKeys)].sort()) {
-        await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
+      const exclusive = new Map<string, boolean>();
+      for (const key of lockKeys) {
+        if (typeof key === 'string') exclusive.set(key, true);
+        else if (!exclusive.has(key.shared)) exclusive.set(key.shared, false);
+      }
+      for (const key of [...exclusive.keys()].sort()) {
+        if (exclusive.get(key)) await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
+        else await sql`select pg_advisory_xact_lock_shared(hashtextextended(${key}, 0))`.execute(trx);
       }
     }
     return work(trx);

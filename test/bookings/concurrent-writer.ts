@@ -13,10 +13,10 @@ await app.ready();
 process.stdout.write('ready\n');
 
 for await (const line of readline.createInterface({ input: process.stdin })) {
-  const { apiKey, requests } = JSON.parse(line) as { apiKey: string; requests: { method: 'POST' | 'PUT'; url: string; payload: object }[] };
+  const { apiKey, requests } = JSON.parse(line) as { apiKey: string; requests: { method: 'POST' | 'PUT' | 'DELETE'; url: string; payload?: object }[] };
   const outcomes = await Promise.all(
     requests.map(async ({ method, url, payload }) => {
-      const res = await app.inject({ method, url: `/booking-api/v1${url}`, headers: { 'x-api-key': apiKey }, payload });
+      const res = await app.inject({ method, url: `/booking-api/v1${url}`, headers: { 'x-api-key': apiKey }, ...(payload ? { payload } : {}) });
       return { status: res.statusCode, code: res.json<{ error?: { code?: string } }>().error?.code };
     }),
   );

@@ -1,5 +1,5 @@
 import type { Db, Dialect } from '../../db/database.js';
-import { lockedTransaction } from '../../db/transactions.js';
+import { CATALOG_LOCK, lockedTransaction, type LockKey } from '../../db/transactions.js';
 import { AppError } from '../../http/errors.js';
 import { randomBase64url } from '../../lib/random.js';
 import { localDateTime, nowIso } from '../../lib/time.js';
@@ -39,6 +39,11 @@ import * as repository from './repository.js';
 import type { BookingRequest } from './request.js';
 
 const MINUTE_MS = 60_000;
+
+/** Held by every write of one booking's row that runs under a lock (update, delete). */
+export function bookingLock(bookingId: number): string {
+  return `booking:${bookingId}`;
+}
 
 export interface Handle {
   db: Db;
@@ -644,10 +649,13 @@ export async function writeBookings(
   return views.map((booking, index) => ({ booking, confirmationSent: mails[index] !== undefined }));
 }
 
-/** The lock keys of booking requests: each one's agent, or every agent `any` may choose; and each new customer's email. */
-async function lockKeysOf(db: Db, requests: readonly BookingRequest[]): Promise<{ keys: string[]; agents: Set<number> }> {
+/**
+ * The lock keys of booking requests: each one's agent, or every agent `any` may choose; each new
+ * customer's email; and the catalog's, shared.
+ */
+async function lockKeysOf(db: Db, requests: readonly BookingRequest[]): Promise<{ keys: LockKey[]; agents: Set<number> }> {
   const connected = new Map<number, Promise<number[]>>();
-  const keys: string[] = [];
+  const keys: LockKey[] = [{ shared: CATALOG_LOCK }];
   const agents = new Set<number>();
   const connectedTo = (serviceId: number): Promise<number[]> => {
     let read = connected.get(serviceId);
@@ -783,9 +791,11 @@ export async function createBulk(
 export async function deleteBooking(handle: Handle, id: number): Promise<void> {
   const current = await repository.findBooking(handle.db, id);
   if (!current) throw new AppError('booking_not_found', `Booking ${id} does not exist`);
-  // No agent lock is needed to free time; the order's lock guards its money, which it changes.
-  // A booking's order never changes, so the one read before the transaction names it.
-  await lockedTransaction(handle, current.order_id === null ? [] : [orderLock(current.order_id)], async (trx) => {
+  // No agent lock is needed to free time. The booking's own lock keeps an update from working on
+  // a row this removes; the order's guards its money, which this changes. A booking's order never
+  // changes, so the one read before the transaction names it.
+  const keys = [bookingLock(id), ...(current.order_id === null ? [] : [orderLock(current.order_id)])];
+  await lockedTransaction(handle, keys, async (trx) => {
     const booking = await repository.findBooking(trx, id);
     if (!booking) throw new AppError('booking_not_found', `Booking ${id} does not exist`);
     await repository.deleteBookingRows(trx, id);

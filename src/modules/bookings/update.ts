@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.js';
-import { lockedTransaction } from '../../db/transactions.js';
+import { CATALOG_LOCK, lockedTransaction, type LockKey } from '../../db/transactions.js';
 import { AppError } from '../../http/errors.js';
 import { nowIso } from '../../lib/time.js';
 import { inZone } from '../availability/engine.js';
@@ -11,6 +11,7 @@ import { loadDetail, type BookingView } from './present.js';
 import { checkMergedMeta } from './request.js';
 import * as repository from './repository.js';
 import {
+  bookingLock,
   freeCandidate,
   mailAbout,
   requireAgent,
@@ -70,10 +71,11 @@ export async function updateBooking(handle: Handle, id: number, update: BookingU
   for (;;) {
     const current = await repository.findBooking(handle.db, id);
     if (!current) throw new AppError('booking_not_found', `Booking ${id} does not exist`);
-    const keys = [`agent:${current.agent_id}`, `agent:${update.agentId ?? current.agent_id}`];
+    const keys: LockKey[] = [{ shared: CATALOG_LOCK }, bookingLock(id), `agent:${current.agent_id}`, `agent:${update.agentId ?? current.agent_id}`];
     if (update.customer.email !== undefined) keys.push(`email:${update.customer.email.toLowerCase()}`);
-    // A new price moves the order's money, which every such write changes under the order's lock.
-    if (update.priceCents !== undefined && current.order_id !== null) keys.push(orderLock(current.order_id));
+    // An order update changes the order's row, then its bookings'; this may change the booking's
+    // row, then the order's (price, customer, status). Both hold the order's lock, or they could deadlock.
+    if (current.order_id !== null) keys.push(orderLock(current.order_id));
     const result = await lockedTransaction(handle, keys, async (trx) => {
       const booking = await repository.findBooking(trx, id);
       if (!booking) throw new AppError('booking_not_found', `Booking ${id} does not exist`);

@@ -1,4 +1,5 @@
-import type { Db } from '../../db/database.js';
+import { dialectOfDb, type Db } from '../../db/database.js';
+import { CATALOG_LOCK, lockedTransaction } from '../../db/transactions.js';
 import { AppError, type ErrorCode } from '../../http/errors.js';
 import { nowIso } from '../../lib/time.js';
 
@@ -21,14 +22,14 @@ export interface Removal {
   retire(trx: Db, id: number, at: string): Promise<void>;
 }
 
-/** True when a statement failed because a row is still referenced (or references a missing row). */
-function isForeignKeyViolation(error: unknown): boolean {
-  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
-  return code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
-}
-
-async function deleteOnce(db: Db, removal: Removal, id: number): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
+/**
+ * Deletes a record unless upcoming bookings that are not cancelled need it (409). Past and
+ * cancelled bookings keep it as their history: then it is retired rather than removed.
+ * Returns false when there is no such record.
+ */
+export async function deleteUnlessBooked(db: Db, removal: Removal, id: number): Promise<boolean> {
+  // Exclusively: no booking write is under way while the check below and the removal run (see CATALOG_LOCK).
+  return lockedTransaction({ db, dialect: dialectOfDb(db) }, [CATALOG_LOCK], async (trx) => {
     if (!(await removal.exists(trx, id))) return false;
     const at = nowIso();
     const { upcoming } = await trx
@@ -50,17 +51,3 @@ async function deleteOnce(db: Db, removal: Removal, id: number): Promise<boolean
   });
 }
 
-/**
- * Deletes a record unless upcoming bookings that are not cancelled need it (409). Past and
- * cancelled bookings keep it as their history: then it is retired rather than removed.
- * Returns false when there is no such record.
- */
-export async function deleteUnlessBooked(db: Db, removal: Removal, id: number): Promise<boolean> {
-  try {
-    return await deleteOnce(db, removal, id);
-  } catch (error) {
-    // A booking made between the check and the delete trips the foreign key: decide again.
-    if (!isForeignKeyViolation(error)) throw error;
-    return deleteOnce(db, removal, id);
-  }
-}

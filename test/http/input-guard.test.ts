@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { API, MONDAY, newSite, requester } from '../bookings/setup.js';
+import { API, MONDAY, newSite, requester, type Site } from '../bookings/setup.js';
 import { MAX_NESTING } from '../../src/http/input-guard.js';
 import { DIALECTS, useTestApp } from '../helper.js';
+
+const mondayAtTen = (site: Site) => ({
+  service_id: site.serviceId,
+  agent_id: site.agentId,
+  location_id: site.locationId,
+  customer_id: site.customerId,
+  start_date: MONDAY,
+  start_time: '10:00',
+});
 
 describe.each(DIALECTS)('input no column can store (%s)', (dialect) => {
   const t = useTestApp(dialect);
@@ -61,15 +70,7 @@ describe.each(DIALECTS)('input no column can store (%s)', (dialect) => {
 
   it('refuses the NUL character in an object key, as in a value', async () => {
     const site = await newSite(t.db);
-    const res = await call('POST', '/bookings', {
-      service_id: site.serviceId,
-      agent_id: site.agentId,
-      location_id: site.locationId,
-      customer_id: site.customerId,
-      start_date: MONDAY,
-      start_time: '10:00',
-      meta: { 'a\u0000b': 'v' },
-    });
+    const res = await call('POST', '/bookings', { ...mondayAtTen(site), meta: { 'a\u0000b': 'v' } });
     expect(res.statusCode).toBe(422);
     expect(res.json().error).toMatchObject({ code: 'validation_failed', details: { meta: 'has a key that must not contain the NUL character' } });
     expect((await call('GET', `/bookings?agent_id=${site.agentId}`)).json().data).toEqual([]);
@@ -126,14 +127,7 @@ describe.each(DIALECTS)('input no column can store (%s)', (dialect) => {
 
   it('refuses a booking price whose cents no column can hold', async () => {
     const site = await newSite(t.db);
-    const created = await call('POST', '/bookings', {
-      service_id: site.serviceId,
-      agent_id: site.agentId,
-      location_id: site.locationId,
-      customer_id: site.customerId,
-      start_date: MONDAY,
-      start_time: '10:00',
-    });
+    const created = await call('POST', '/bookings', mondayAtTen(site));
     const res = await call('PUT', `/bookings/${created.json().data.id}`, { price: 21_474_837 });
     expect(res.statusCode).toBe(422);
     expect(res.json().error.details).toEqual({ price: 'must be at most 10000000' });

@@ -18,7 +18,7 @@ import { frameworkError, registerErrorHandler } from './http/error-handler.js';
 import { registerIdempotency } from './http/idempotency.js';
 import { registerInputGuard } from './http/input-guard.js';
 import { openApiOptions } from './http/openapi.js';
-import { MemoryRateLimitStore, RedisRateLimitStore, type RateLimitStore } from './http/rate-limit-store.js';
+import { LOCAL_COUNTING_MS, MemoryRateLimitStore, RedisRateLimitStore, type RateLimitStore } from './http/rate-limit-store.js';
 import { API_ROOT } from './http/route-config.js';
 import { SHARED_SCHEMAS } from './http/schemas.js';
 import adminRoutes from './modules/admin/routes.js';
@@ -88,10 +88,14 @@ export interface AppOptions {
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<App> {
   const database: DatabaseHandle = openDatabase(config.databaseUrl, { backgroundCheckpoints: true });
   let rateLimits: RateLimitStore;
+  // The store is connected before the app and its log exist; it reports outages there once they do.
+  let warnOfOutage: (error: unknown) => void = () => {};
   try {
     await migrateToLatest(database);
     await initialiseSettings(database.db, config.siteTimezone);
-    rateLimits = config.redisUrl ? await RedisRateLimitStore.connect(config.redisUrl) : new MemoryRateLimitStore();
+    rateLimits = config.redisUrl
+      ? await RedisRateLimitStore.connect(config.redisUrl, (error) => warnOfOutage(error))
+      : new MemoryRateLimitStore();
   } catch (error) {
     await database.destroy();
     throw error;
@@ -111,6 +115,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     frameworkErrors: frameworkError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  warnOfOutage = (error) => app.log.warn({ err: error }, `Redis unavailable: rate limits count in each instance alone for ${LOCAL_COUNTING_MS / 1000} s`);
   const audit = new AuditRecorder(database.db, app.log);
   const mailSender = new MailSender({ db: database.db, smtpUrl: config.smtpUrl, from: config.mailFrom, log: app.log });
 

@@ -44,22 +44,6 @@ function rateLimitError(decision: RateDecision, now: number): AppError {
   });
 }
 
-async function consumeOrAllow(
-  options: AuthOptions,
-  request: FastifyRequest,
-  id: string,
-  windows: { limit: number; durationMs: number }[],
-  now: number,
-): Promise<RateDecision | undefined> {
-  try {
-    return await options.rateLimits.consume(id, windows, now);
-  } catch (error) {
-    // A broken counter store must not take the API down with it: serve, and say so in the log.
-    request.log.warn({ err: error }, 'rate-limit store unavailable; request not counted');
-    return undefined;
-  }
-}
-
 /**
  * Authentication, per-key rate limits, permission checks and the audit trail for every route
  * under the API root that is not public.
@@ -84,14 +68,8 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
     const key: ApiKey | undefined = presented === undefined ? undefined : await findActiveKey(options.db, presented);
     const refusedInProduction = key?.type === 'test' && options.nodeEnv === 'production';
     if (!key || refusedInProduction) {
-      const decision = await consumeOrAllow(
-        options,
-        request,
-        `authfail:${request.ip}`,
-        [{ limit: FAILED_AUTH_PER_MINUTE, durationMs: MINUTE_MS }],
-        now,
-      );
-      if (decision && !decision.allowed) {
+      const decision = await options.rateLimits.consume(`authfail:${request.ip}`, [{ limit: FAILED_AUTH_PER_MINUTE, durationMs: MINUTE_MS }], now);
+      if (!decision.allowed) {
         const error = rateLimitError(decision, now);
         reply.header('retry-after', String(error.extra?.retry_after));
         throw error;
@@ -107,9 +85,7 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
     }
     request.apiKey = key;
 
-    const decision = await consumeOrAllow(
-      options,
-      request,
+    const decision = await options.rateLimits.consume(
       `key:${key.id}:${key.created_at}`,
       [
         { limit: key.per_minute, durationMs: MINUTE_MS },
@@ -117,16 +93,14 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
       ],
       now,
     );
-    if (decision) {
-      const window = tightest(decision.windows);
-      reply.header('x-ratelimit-limit', String(window.limit));
-      reply.header('x-ratelimit-remaining', String(window.remaining));
-      reply.header('x-ratelimit-reset', String(Math.ceil(window.resetAt / 1000)));
-      if (!decision.allowed) {
-        const error = rateLimitError(decision, now);
-        reply.header('retry-after', String(error.extra?.retry_after));
-        throw error;
-      }
+    const window = tightest(decision.windows);
+    reply.header('x-ratelimit-limit', String(window.limit));
+    reply.header('x-ratelimit-remaining', String(window.remaining));
+    reply.header('x-ratelimit-reset', String(Math.ceil(window.resetAt / 1000)));
+    if (!decision.allowed) {
+      const error = rateLimitError(decision, now);
+      reply.header('retry-after', String(error.extra?.retry_after));
+      throw error;
     }
 
     if (permission !== 'any' && !grants(key.permissions, permission)) {

@@ -102,13 +102,31 @@ type ConsumingRedis = Redis & {
   consumeRate(numberOfKeys: number, ...args: (string | number)[]): Promise<number[]>;
 };
 
-export class RedisRateLimitStore implements RateLimitStore {
-  private constructor(private readonly redis: ConsumingRedis) {}
+/** After a failed Redis command, how long each instance counts alone before it asks Redis again. */
+export const LOCAL_COUNTING_MS = 5_000;
 
-  /** Connects before the service takes requests, so that a wrong REDIS_URL stops start-up. */
-  static async connect(url: string): Promise<RedisRateLimitStore> {
-    // During a later outage a command waits at most a second, then fails; the caller serves the
-    // request uncounted rather than stalling the API behind a reconnect.
+/**
+ * Counters in Redis, shared by every instance. While Redis fails, each instance counts in its own
+ * memory, as a service without Redis does: an outage loosens the limits to one budget per
+ * instance, never to none (the failed-authentication and sign-in limits guard passwords and keys).
+ */
+export class RedisRateLimitStore implements RateLimitStore {
+  private readonly local = new MemoryRateLimitStore();
+  /** Until when (Unix ms) requests are counted locally without asking Redis, after a failure. */
+  private localUntil = 0;
+
+  private constructor(
+    private readonly redis: ConsumingRedis,
+    private readonly onOutage: (error: unknown) => void,
+  ) {}
+
+  /**
+   * Connects before the service takes requests, so that a wrong REDIS_URL stops start-up.
+   * `onOutage` hears of each failure that starts a spell of local counting.
+   */
+  static async connect(url: string, onOutage: (error: unknown) => void): Promise<RedisRateLimitStore> {
+    // During a later outage a command waits at most a second, then fails; the next requests
+    // count locally for a while rather than each stalling behind a reconnect.
     const redis = new Redis(url, { lazyConnect: true, commandTimeout: 1000, maxRetriesPerRequest: 1 });
     redis.defineCommand('consumeRate', { lua: CONSUME_SCRIPT });
     redis.on('error', () => {});
@@ -118,14 +136,21 @@ export class RedisRateLimitStore implements RateLimitStore {
       redis.disconnect();
       throw new Error(`cannot reach Redis at REDIS_URL: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
-    return new RedisRateLimitStore(redis as ConsumingRedis);
+    return new RedisRateLimitStore(redis as ConsumingRedis, onOutage);
   }
 
   async consume(id: string, windows: readonly RateWindow[], now: number): Promise<RateDecision> {
+    if (Date.now() < this.localUntil) return this.local.consume(id, windows, now);
     const keys = windows.map((w) => `bk:rl:${id}:${w.durationMs}:${windowStart(now, w.durationMs)}`);
     const ttls = windows.map((w) => windowStart(now, w.durationMs) + w.durationMs - now + 1000);
-    const [allowed, ...counts] = await this.redis.consumeRate(keys.length, ...keys, ...windows.map((w) => w.limit), ...ttls);
-    return decide(windows, counts, allowed === 1, now);
+    try {
+      const [allowed, ...counts] = await this.redis.consumeRate(keys.length, ...keys, ...windows.map((w) => w.limit), ...ttls);
+      return decide(windows, counts, allowed === 1, now);
+    } catch (error) {
+      this.localUntil = Date.now() + LOCAL_COUNTING_MS;
+      this.onOutage(error);
+      return this.local.consume(id, windows, now);
+    }
   }
 
   async close(): Promise<void> {

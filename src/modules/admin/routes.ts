@@ -213,13 +213,8 @@ export default async function adminRoutes(app: App, options: AdminOptions): Prom
 
   app.post('/login', { config: { adminPublic: true }, schema: hidden }, async (request, reply) => {
     const now = Date.now();
-    const decision = await options.rateLimits
-      .consume(`adminlogin:${request.ip}`, [{ limit: LOGIN_ATTEMPTS, durationMs: LOGIN_WINDOW_MS }], now)
-      .catch((error: unknown) => {
-        request.log.warn({ err: error }, 'rate-limit store unavailable; sign-in attempt not counted');
-        return undefined;
-      });
-    if (decision && !decision.allowed) {
+    const decision = await options.rateLimits.consume(`adminlogin:${request.ip}`, [{ limit: LOGIN_ATTEMPTS, durationMs: LOGIN_WINDOW_MS }], now);
+    if (!decision.allowed) {
       const retryAfter = Math.max(1, Math.ceil(((decision.windows[0]?.resetAt ?? now) - now) / 1000));
       reply.header('retry-after', String(retryAfter));
       return showLogin(request, reply, 429, `Too many sign-in attempts from this address. Try again in ${Math.ceil(retryAfter / 60)} minute(s).`);

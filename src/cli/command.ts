@@ -29,6 +29,8 @@ export function printJson(io: CliIo, value: unknown): void {
   io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
+
 export function printTable(io: CliIo, rows: readonly Record<string, unknown>[], columns: readonly string[]): void {
   if (rows.length === 0) {
     io.stdout.write('(none)\n');
@@ -36,8 +38,9 @@ export function printTable(io: CliIo, rows: readonly Record<string, unknown>[], 
   }
   const cell = (value: unknown): string => {
     if (value === null || value === undefined) return '-';
-    if (Array.isArray(value)) return value.join(',');
-    return typeof value === 'string' ? value : JSON.stringify(value);
+    const text = Array.isArray(value) ? value.join(',') : typeof value === 'string' ? value : JSON.stringify(value);
+    // Text from API clients reaches the operator's terminal: control characters are shown escaped, never obeyed.
+    return text.replace(CONTROL_CHARACTERS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   };
   const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
   const line = (values: string[]): string => `${values.map((v, i) => v.padEnd(widths[i] ?? 0)).join('  ').trimEnd()}\n`;

@@ -73,6 +73,13 @@ describe.each(DIALECTS)('npx booking (%s)', (dialect) => {
     expect(table.stdout).toMatch(/listed .* inactive/);
   });
 
+  it('shows control characters in tables escaped, so that stored text cannot drive the terminal', async () => {
+    await cli(database.url, ['keys', 'create', '--name', 'Cut\u001b[2J\u0007me']);
+    const table = await cli(database.url, ['keys', 'list']);
+    expect(table.stdout).toContain('Cut\\u001b[2J\\u0007me');
+    expect(table.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
+  });
+
   it('keys revoke of an unknown id fails with a message', async () => {
     const res = await cli(database.url, ['keys', 'revoke', '99999']);
     expect(res.code).toBe(1);

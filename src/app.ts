@@ -147,7 +147,16 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   registerIdempotency(app, database.db);
 
   await app.register(swagger, openApiOptions(config));
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    // A reader may paste a key into the page: no other site may frame it.
+    uiHooks: {
+      onRequest: (_request, reply, done) => {
+        reply.header('x-frame-options', 'DENY').header('content-security-policy', "frame-ancestors 'none'");
+        done();
+      },
+    },
+  });
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {

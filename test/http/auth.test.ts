@@ -135,4 +135,13 @@ describe.each(DIALECTS)('authentication (%s)', (dialect) => {
     expect(openapi.json().paths['/booking-api/v1/status'].get.security).toEqual([{ apiKey: [] }, { bearer: [] }]);
     expect((await t.app.inject({ url: '/docs/' })).statusCode).toBe(200);
   });
+
+  it('serves the API documentation pages with headers that forbid framing them', async () => {
+    for (const url of ['/docs', '/docs/']) {
+      const page = await t.app.inject({ url });
+      expect(page.statusCode, url).toBe(200);
+      expect(page.headers['x-frame-options'], url).toBe('DENY');
+      expect(page.headers['content-security-policy'], url).toBe("frame-ancestors 'none'");
+    }
+  });
 });

@@ -116,7 +116,7 @@ describe.each(DIALECTS)('no double booking across processes (%s)', (dialect) => 
   }
 
   /** A booking made through the API, with its order. */
-  async function book(site: Site, values: { agentId?: number; date?: string; time: string }): Promise<{ id: number; orderId: number }> {
+  async function book(site: Site, values: { agentId?: number; time: string }): Promise<{ id: number; orderId: number }> {
     const res = await t.app.inject({
       method: 'POST',
       url: '/booking-api/v1/bookings',
@@ -124,7 +124,7 @@ describe.each(DIALECTS)('no double booking across processes (%s)', (dialect) => 
       payload: {
         service_id: site.serviceId,
         agent_id: values.agentId ?? site.agentId,
-        start_date: values.date ?? MONDAY,
+        start_date: MONDAY,
         start_time: values.time,
         customer_id: site.customerId,
       },
@@ -251,15 +251,7 @@ describe.each(DIALECTS)('no double booking across processes (%s)', (dialect) => 
   it('reschedules of different bookings into one slot: exactly one moves', async () => {
     const site = await newSite(t.db);
     const ids: number[] = [];
-    for (const time of ['09:00', '10:00', '11:00', '12:00']) {
-      const res = await t.app.inject({
-        method: 'POST',
-        url: '/booking-api/v1/bookings',
-        headers: { 'x-api-key': await t.key() },
-        payload: { service_id: site.serviceId, agent_id: site.agentId, start_date: MONDAY, start_time: time, customer_id: site.customerId },
-      });
-      ids.push(res.json().data.id);
-    }
+    for (const time of ['09:00', '10:00', '11:00', '12:00']) ids.push((await book(site, { time })).id);
     const outcomes = await raceRequests(() => ids.map((id) => ({ method: 'PUT' as const, url: `/bookings/${id}`, payload: { start_time: '15:00' } })));
     // The winner's own later moves to where it already is change nothing and answer 200; every other booking is refused.
     expect(outcomes.filter((o) => o.status === 200)).toHaveLength(PROCESSES);
@@ -273,14 +265,7 @@ describe.each(DIALECTS)('no double booking across processes (%s)', (dialect) => 
     const site = await newSite(t.db);
     const ids: number[] = [];
     for (let i = 0; i < 4; i++) {
-      const agentId = await addAgent(t.db, site);
-      const res = await t.app.inject({
-        method: 'POST',
-        url: '/booking-api/v1/bookings',
-        headers: { 'x-api-key': await t.key() },
-        payload: { service_id: site.serviceId, agent_id: agentId, start_date: MONDAY, start_time: '13:00', customer_id: site.customerId },
-      });
-      ids.push(res.json().data.id);
+      ids.push((await book(site, { agentId: await addAgent(t.db, site), time: '13:00' })).id);
     }
     const outcomes = await raceRequests(() => ids.map((id) => ({ method: 'PUT' as const, url: `/bookings/${id}`, payload: { agent_id: site.agentId } })));
     // As above: the moved booking answers 200 to every process, the others 409.

@@ -150,7 +150,7 @@ describe.each(DIALECTS)('malformed input on every documented route (%s)', (diale
     const send = (method: 'POST' | 'PUT', url: string, payload: object) =>
       t.app.inject({ method, url: `${API}${url}`, headers: { 'x-api-key': key }, payload });
     const booking = (await send('POST', '/bookings', { ...siteBooking(site), start_date: MONDAY, start_time: '10:00' })).json().data;
-    const orderId = booking.order_id ?? (await t.app.inject({ method: 'GET', url: `${API}/bookings/${booking.id}`, headers: { 'x-api-key': key } })).json().data.order_id;
+    const orderId = booking.order.id;
     const cases: [string, string, object, string][] = [
       ['PUT', `/services/${site.serviceId}`, { charge_amount: ['a'] }, 'charge_amount'],
       ['PUT', `/orders/${orderId}`, { notes: ['a'] }, 'notes'],
@@ -163,6 +163,6 @@ describe.each(DIALECTS)('malformed input on every documented route (%s)', (diale
       expect(JSON.stringify(res.json()), `${url} ${field}`).toContain(field);
     }
     const order = await t.app.inject({ method: 'GET', url: `${API}/orders/${orderId}`, headers: { 'x-api-key': key } });
-    expect(order.json().notes ?? null).toBeNull();
+    expect(order.json()).toHaveProperty('notes', null);
   });
 });

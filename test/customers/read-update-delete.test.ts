@@ -205,6 +205,18 @@ describe.each(DIALECTS)('GET, PUT, DELETE /customers/{id} (%s)', (dialect) => {
       expect(await stored(id)).toEqual(before);
     });
 
+    it('ignores fields only a create takes: preferred agent and location, host user', async () => {
+      const agentId = await insertAgent(t.db);
+      const id = await insertCustomer(t.db, { preferred_agent_id: agentId, host_user_id: 7 });
+      const before = await stored(id);
+      for (const payload of [{ preferred_agent_id: 999_999 }, { preferred_location_id: 'xyz' }, { host_user_id: 'abc' }, { preferred_agent_id: null, city: 'Kyoto' }]) {
+        const res = await call('PUT', `/${id}`, payload);
+        expect(res.statusCode, JSON.stringify(payload)).toBe(200);
+      }
+      expect(await stored(id)).toMatchObject({ preferred_agent_id: agentId, preferred_location_id: before.preferred_location_id, host_user_id: 7, city: 'Kyoto' });
+      expect((await call('GET', `/${id}`)).statusCode).toBe(200);
+    });
+
     it('keeps every key of concurrent custom_fields updates', async () => {
       const id = await insertCustomer(t.db);
       const key = await t.key();

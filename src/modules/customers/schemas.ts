@@ -138,7 +138,9 @@ export const UpdateCustomerBody = Type.Object(
       }),
     ),
   },
-  { description: 'Only the fields supplied change' },
+  // Unknown fields are dropped (Ajv's removeAdditional): the rules shared with create would
+  // otherwise write create-only fields such as preferred_agent_id unchecked.
+  { description: 'Only the fields supplied change', additionalProperties: false },
 );
 export type UpdateCustomerBody = Static<typeof UpdateCustomerBody>;
 

@@ -21,6 +21,7 @@ import { openApiOptions } from './http/openapi.js';
 import { LOCAL_COUNTING_MS, MemoryRateLimitStore, RedisRateLimitStore, type RateLimitStore } from './http/rate-limit-store.js';
 import { API_ROOT } from './http/route-config.js';
 import { SHARED_SCHEMAS } from './http/schemas.js';
+import { sentTypeValidators } from './http/sent-types.js';
 import adminRoutes from './modules/admin/routes.js';
 import { AuditRecorder } from './modules/audit/recorder.js';
 import { DEFAULT_POLL_MS, MailSender } from './modules/mail/sender.js';
@@ -110,8 +111,10 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     genReqId: () => randomUUID(),
     bodyLimit: 1024 * 1024,
     // Fastify's default coercion, 'array', also takes ["x"] for "x"; inside anyOf it checks the
-    // branch without unwrapping, so the handler got the array. Scalars stay scalars.
+    // branch without unwrapping, so the handler got the array. Scalars stay scalars, and body
+    // fields keep the JSON type they were sent as (sent-types.ts).
     ajv: { customOptions: { allErrors: true, coerceTypes: true } },
+    schemaController: { compilersFactory: { buildValidator: sentTypeValidators() } },
     frameworkErrors: frameworkError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 

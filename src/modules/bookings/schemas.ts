@@ -79,9 +79,8 @@ export const UpdateBookingBody = Type.Object({
   'customer.phone': Type.Optional(Type.String()),
   price: Type.Optional(Money),
   notes: Type.Optional(Type.String()),
-  // Null first: with type coercion a String branch tried first would turn null into "".
   meta: Type.Optional(
-    Type.Record(Type.String(), Type.Union([Type.Null(), Type.String()]), { description: 'merged; null (or "") removes a key; a booking holds at most 50 keys of 1 to 100 characters, values up to 1000' }),
+    Type.Record(Type.String(), Type.Union([Type.Null(), Type.String()]), { description: 'merged; null removes a key; a booking holds at most 50 keys of 1 to 100 characters, values up to 1000' }),
   ),
   send_notification: Type.Optional(Type.Boolean({ default: false })),
 });

@@ -14,10 +14,7 @@ export const CustomerIdParams = Type.Object({ id: Id() });
 /** The most recent bookings a customer carries with include=bookings; GET /bookings?customer_id= pages through all. */
 export const BOOKINGS_PER_CUSTOMER = 50;
 
-/**
- * A request field that may also be null (to clear it). Ajv's `nullable` keeps null as null: the
- * service's Ajv coerces types, and an anyOf with a string branch would turn null into "".
- */
+/** A request field that may also be null (to clear it). */
 function nullable<T extends TSchema>(schema: T) {
   return Type.Unsafe<Static<T> | null>({ ...schema, nullable: true });
 }

@@ -1,0 +1,94 @@
+import { Type } from 'typebox';
+import { describe, expect, it } from 'vitest';
+import { acceptsSent, withSentTypes } from '../../src/http/sent-types.js';
+import { API, MONDAY, newSite, requester } from '../bookings/setup.js';
+import { DIALECTS, useTestApp, type Json } from '../helper.js';
+
+describe('acceptsSent', () => {
+  it('lets text become any scalar, a number become text, and keeps null and booleans as sent', () => {
+    expect(acceptsSent(['integer'], '12')).toBe(true);
+    expect(acceptsSent(['boolean'], 'true')).toBe(true);
+    expect(acceptsSent(['string'], 45)).toBe(true);
+    expect(acceptsSent(['number'], null)).toBe(false);
+    expect(acceptsSent(['string'], null)).toBe(false);
+    expect(acceptsSent(['integer'], true)).toBe(false);
+    expect(acceptsSent(['string'], false)).toBe(false);
+    expect(acceptsSent(['boolean'], 1)).toBe(false);
+    expect(acceptsSent(['null'], '')).toBe(false);
+    expect(acceptsSent(['null'], 0)).toBe(false);
+    expect(acceptsSent(['string', 'null'], null)).toBe(true);
+    expect(acceptsSent(['integer'], { a: 1 })).toBe(true);
+  });
+});
+
+describe('withSentTypes', () => {
+  it('guards each typed scalar, keeps defaults where Ajv applies them, and leaves the original alone', () => {
+    const schema = Type.Object({ a: Type.Optional(Type.Boolean({ default: false })), b: Type.Union([Type.Integer(), Type.Null()]) });
+    const before = JSON.stringify(schema);
+    const guarded: Json = withSentTypes(schema);
+    expect(JSON.stringify(schema)).toBe(before);
+    expect(guarded.properties.a).toEqual({ default: false, if: { sentAs: ['boolean'] }, then: { type: 'boolean' }, else: { sentAs: ['boolean'] } });
+    expect(guarded.properties.b.anyOf[1]).toEqual({ if: { sentAs: ['null'] }, then: { type: 'null' }, else: { sentAs: ['null'] } });
+  });
+});
+
+describe.each(DIALECTS)('body fields keep the JSON type they were sent as (%s)', (dialect) => {
+  const t = useTestApp(dialect);
+
+  it('refuses null and booleans for ids and numbers (400), and still takes ids as digit strings', async () => {
+    const call = requester(t);
+    const site = await newSite(t.db);
+    const booking = { service_id: site.serviceId, agent_id: site.agentId, customer_id: site.customerId, start_date: MONDAY };
+    const refused = await call('POST', '/bookings', { ...booking, start_time: '09:00', service_id: true, agent_id: false, duration: null });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().error).toMatchObject({
+      code: 'invalid_request',
+      details: { service_id: 'must be integer', agent_id: expect.stringMatching(/^must be/), duration: 'must be integer' },
+    });
+    expect((await call('POST', '/bookings', { ...booking, start_time: '09:00', send_confirmation: 1 })).json().error.details).toEqual({ send_confirmation: 'must be boolean' });
+    expect(await t.db.selectFrom('bookings').select('id').execute()).toEqual([]);
+
+    const created = await call('POST', '/bookings', { ...booking, start_time: '10:00', service_id: String(site.serviceId), duration: '30', send_confirmation: 'false' });
+    expect(created.statusCode, created.body).toBe(201);
+    expect(created.json().data).toMatchObject({ service: { id: site.serviceId }, duration: 30 });
+  });
+
+  it('a service price sent as null or true is refused, not stored as 0.00 or 1.00', async () => {
+    const call = requester(t);
+    const created = await call('POST', '/services', { name: 'Cut', price_min: '35', charge_amount: 40 });
+    expect(created.statusCode).toBe(201);
+    const id: number = created.json().data.id;
+    const refused = await call('PUT', `/services/${id}`, { price_min: null, charge_amount: true, order_number: null });
+    expect(refused.statusCode).toBe(400);
+    expect(Object.keys(refused.json().error.details).sort()).toEqual(['charge_amount', 'order_number', 'price_min']);
+    expect((await call('POST', '/services', { name: 'Coerce', price_min: true })).statusCode).toBe(400);
+    expect((await call('GET', `/services/${id}`)).json().data).toMatchObject({ price_min: '35.00', charge_amount: '40.00', order_number: 0 });
+  });
+
+  it("an agent's custom price or duration sent as null clears it; false is refused", async () => {
+    const call = requester(t);
+    const site = await newSite(t.db);
+    const connect = (link: object) => call('PUT', `/agents/${site.agentId}`, { services: [{ service_id: site.serviceId, ...link }] });
+    expect((await connect({ custom_price: 10, custom_duration: 20 })).json().data.services[0]).toMatchObject({ custom_price: '10.00', custom_duration: 20 });
+    const cleared = await connect({ custom_price: null, custom_duration: null });
+    expect(cleared.statusCode, cleared.body).toBe(200);
+    expect(cleared.json().data.services[0]).toMatchObject({ is_custom_price: false, custom_price: null, is_custom_duration: false, custom_duration: null });
+    expect((await connect({ custom_price: false })).statusCode).toBe(400);
+
+    const booked = await call('POST', '/bookings', { service_id: site.serviceId, agent_id: site.agentId, customer_id: site.customerId, start_date: MONDAY, start_time: '09:00' });
+    expect(booked.json().data.price).toBe('45.00');
+  });
+
+  it('booking metadata: "" is a value like any other; only null removes a key', async () => {
+    const call = requester(t);
+    const site = await newSite(t.db);
+    const created = await call('POST', '/bookings', {
+      service_id: site.serviceId, agent_id: site.agentId, customer_id: site.customerId, start_date: MONDAY, start_time: '09:00', meta: { channel: 'web', ref: '' },
+    });
+    const id: number = created.json().data.id;
+    const updated = await call('PUT', `/bookings/${id}`, { meta: { channel: '', ref: null } });
+    expect(updated.statusCode, updated.body).toBe(200);
+    const read = await t.app.inject({ method: 'GET', url: `${API}/bookings?include_meta=true`, headers: { 'x-api-key': await t.key() } });
+    expect(read.json().data.find((b: Json) => b.id === id).meta).toEqual({ channel: '' });
+  });
+});

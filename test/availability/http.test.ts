@@ -138,6 +138,22 @@ describe.each(DIALECTS)('GET /availability (%s)', (dialect) => {
     expect((await availability(`service_id=${site.serviceId}&date=${MONDAY}`)).data.days[0].slots).toEqual([]);
   });
 
+  it('answers no slots at an inactive location, nor for an agent whose every location is inactive', async () => {
+    const site = await newSite(t.db);
+    const closed = await insertLocation(t.db, { status: 'inactive' });
+    await connectAgent(t.db, site.agentId, { locationIds: [closed] });
+    expect((await availability(`service_id=${site.serviceId}&date=${MONDAY}&location_id=${site.locationId}`)).data.days[0].slots).not.toEqual([]);
+    expect((await availability(`service_id=${site.serviceId}&date=${MONDAY}&location_id=${closed}`)).data.days[0].slots).toEqual([]);
+
+    await t.db.updateTable('locations').set({ status: 'inactive' }).where('id', '=', site.locationId).execute();
+    expect((await availability(`service_id=${site.serviceId}&date=${MONDAY}&agent_id=${site.agentId}`)).data.days[0].slots).toEqual([]);
+    expect((await availability(`service_id=${site.serviceId}&date=${MONDAY}`)).data.days[0].slots).toEqual([]);
+    // An agent tied to no location works at the site's: there is an active one again.
+    await t.db.deleteFrom('agent_locations').where('agent_id', '=', site.agentId).execute();
+    await insertLocation(t.db);
+    expect((await availability(`service_id=${site.serviceId}&date=${MONDAY}&agent_id=${site.agentId}`)).data.days[0].slots).not.toEqual([]);
+  });
+
   it("names one agent's custom duration for the service, which its slots last", async () => {
     const site = await newSite(t.db);
     await t.db.updateTable('agent_services').set({ custom_duration: 45 }).where('agent_id', '=', site.agentId).execute();

@@ -199,6 +199,29 @@ describe.each(DIALECTS)('POST /bookings (%s)', (dialect) => {
     expect(tie.json().data.agent.id).toBe(site.agentId);
   });
 
+  it('agent any passes over an agent with no location to take a booking at, as availability does', async () => {
+    const site = await newSite(t.db);
+    const closed = await insertLocation(t.db, { status: 'inactive' });
+    const nowhere = await addAgent(t.db, site);
+    await t.db.deleteFrom('agent_locations').where('agent_id', '=', nowhere).execute();
+    await connectAgent(t.db, nowhere, { locationIds: [closed] });
+    // The agent with a location has a booking that day; the other, with none, would be picked first.
+    const refs = { serviceId: site.serviceId, locationId: site.locationId, customerId: site.customerId };
+    await insertBooking(t.db, { ...refs, agentId: site.agentId }, { start_at: '2030-01-07T08:00:00.000Z', end_at: '2030-01-07T09:00:00.000Z' });
+
+    const slots = await call('GET', `/availability?service_id=${site.serviceId}&date=${MONDAY}`);
+    expect(slots.json().data.days[0].slots.find((s: Json) => s.start_time === '11:00').agent_ids).toEqual([site.agentId]);
+    const booked = await create(site, { agent_id: 'any', start_time: '11:00' });
+    expect(booked.statusCode, booked.body).toBe(201);
+    expect(booked.json().data).toMatchObject({ agent: { id: site.agentId }, location: { id: site.locationId } });
+
+    const bulk = await call('POST', '/bookings/bulk', {
+      bookings: [{ service_id: site.serviceId, agent_id: 'any', start_date: MONDAY, start_time: '13:00', customer_id: site.customerId }],
+    });
+    expect(bulk.statusCode, bulk.body).toBe(201);
+    expect(bulk.json().results.success[0].data.agent.id).toBe(site.agentId);
+  });
+
   it('agent any: 409 when every agent who works then is busy, 422 when none works then', async () => {
     const site = await newSite(t.db);
     const second = await addAgent(t.db, site);

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type SqlBool } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { prepareRowsQuery, prepareQuery } from '../../db/prepared.js';
 import { MAX_BULK_BOOKINGS } from '../bookings/schemas.js';
@@ -75,8 +75,20 @@ export interface VersionedConnectionRow extends ConnectionRow {
   busy_version: number;
 }
 
-/** The agents connected to a service (all of them, or those among `agentIds`), by id. */
-export function connectedAgents(db: Db, serviceId: number, agentIds?: readonly number[]): Promise<VersionedConnectionRow[]> {
+/**
+ * Whether the agent `a` has a location for a booking that names none (defaultLocationOf): an
+ * active location of its own, or, tied to none, an active location of the site.
+ */
+export function hasDefaultLocation() {
+  return sql<SqlBool>`(exists (select 1 from agent_locations own join locations ol on ol.id = own.location_id where own.agent_id = a.id and ol.status = 'active')
+    or (not exists (select 1 from agent_locations tied where tied.agent_id = a.id) and exists (select 1 from locations site where site.status = 'active')))`;
+}
+
+/**
+ * The agents connected to a service (all of them, or those among `agentIds`), by id; with
+ * `withoutLocation`, only those a booking that names no location can take place with.
+ */
+export function connectedAgents(db: Db, serviceId: number, agentIds?: readonly number[], withoutLocation = false): Promise<VersionedConnectionRow[]> {
   let query = db
     .selectFrom('agent_services as c')
     .innerJoin('agents as a', 'a.id', 'c.agent_id')
@@ -85,6 +97,7 @@ export function connectedAgents(db: Db, serviceId: number, agentIds?: readonly n
     .select((eb) => eb.fn.coalesce('v.version', sql.lit(0)).as('busy_version'))
     .where('c.service_id', '=', serviceId);
   if (agentIds) query = query.where('a.id', 'in', agentIds.length > 0 ? [...agentIds] : [0]);
+  if (withoutLocation) query = query.where(hasDefaultLocation());
   return query.orderBy('a.id').execute();
 }
 

@@ -79,15 +79,16 @@ export default async function availabilityRoutes(app: App): Promise<void> {
       if (agent !== 'any' && !(await findAgent(app.db, agent))) {
         throw new AppError('invalid_request', `Agent ${agent} does not exist`, { agent_id: 'does not exist' });
       }
-      if (query.location_id !== undefined && !(await findLocation(app.db, query.location_id))) {
+      const location = query.location_id === undefined ? undefined : await findLocation(app.db, query.location_id);
+      if (query.location_id !== undefined && !location) {
         throw new AppError('invalid_request', `Location ${query.location_id} does not exist`, { location_id: 'does not exist' });
       }
 
       const { settings, schedule: site } = await getSettingsAndSchedule(app.db);
       const context = slotContextOf(settings);
-      // A disabled service has no free slots, like an inactive agent.
+      // A disabled service has no free slots, like an inactive agent or location: none can be booked.
       const candidates =
-        service.status === 'active'
+        service.status === 'active' && location?.status !== 'inactive'
           ? await loadCandidates(app.db, service, site, {
               agentIds: agent === 'any' ? undefined : [agent],
               locationId: query.location_id,

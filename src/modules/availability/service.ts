@@ -58,14 +58,17 @@ export function candidateOf(row: ConnectionRow, site: Schedule, service: Service
   };
 }
 
-/** Active agents connected to the service (and to the location when given), by id; `site`: the site schedule. */
+/**
+ * Active agents connected to the service, by id, who can take a booking where asked: at the
+ * location when given, else at their default one. `site`: the site schedule.
+ */
 export async function loadCandidates(
   db: Db,
   service: ServiceRow,
   site: Schedule,
   options: { agentIds?: readonly number[]; locationId?: number; duration?: number },
 ): Promise<VersionedCandidate[]> {
-  let rows = (await connectedAgents(db, service.id, options.agentIds)).filter((r) => r.status === 'active');
+  let rows = (await connectedAgents(db, service.id, options.agentIds, options.locationId === undefined)).filter((r) => r.status === 'active');
   if (options.locationId !== undefined) {
     const atLocation = await agentsAtLocation(db, options.locationId, rows.map((r) => r.id));
     rows = rows.filter((r) => atLocation.has(r.id));

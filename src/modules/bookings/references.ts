@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { prepareRowsQuery } from '../../db/prepared.js';
-import type { ConnectionRow, ServiceRow } from '../availability/repository.js';
+import { hasDefaultLocation, type ConnectionRow, type ServiceRow } from '../availability/repository.js';
 import { MAX_BULK_BOOKINGS } from './schemas.js';
 
 /** An agent as the checks of a booking and its representation need it. */
@@ -212,7 +212,10 @@ export async function probeReferences(db: Db, probes: readonly Probe[]): Promise
   });
 }
 
-/** The agents connected to a service, by id, each with its connection and whether it is tied to `locationId`. */
+/**
+ * The agents connected to a service, by id, each with its connection and whether it is tied to
+ * `locationId`; without one, only the agents with a default location (a booking needs one).
+ */
 export async function connectedAgentFacts(
   db: Db,
   serviceId: number,
@@ -239,6 +242,7 @@ export async function connectedAgentFacts(
       'al.agent_id as al_agent_id',
     ])
     .where('c.service_id', '=', serviceId)
+    .$if(locationId === null, (query) => query.where(hasDefaultLocation()))
     .orderBy('a.id')
     .execute();
   return rows.map(({ custom_duration, custom_price_cents, custom_hours, al_agent_id, ...agent }) => ({

@@ -282,6 +282,34 @@ describe.each(DIALECTS)('GET, PUT and DELETE /bookings/{id} (%s)', (dialect) => 
       // Another change keeps the booking's length.
       expect((await own('PUT', `/bookings/${booking.id}`, { start_time: '13:00' })).json().data).toMatchObject({ duration: 90, end_time: '14:30' });
     });
+
+    it("the booking's order item records the booking as it now is", async () => {
+      const own = requester(t);
+      const site = await newSite(t.db);
+      const created = await own('POST', '/bookings', { service_id: site.serviceId, agent_id: site.agentId, start_date: MONDAY, start_time: '10:00', customer_id: site.customerId });
+      const booking: Json = created.json().data;
+      const other = await addAgent(t.db, site);
+      const short = await insertService(t.db, { name: 'Short cut', duration: 30 });
+      await connectAgent(t.db, other, { serviceIds: [short] });
+      const moved = await own('PUT', `/bookings/${booking.id}`, { agent_id: other, service_id: short, start_date: TUESDAY, start_time: '14:00' });
+      expect(moved.statusCode, moved.body).toBe(200);
+      const itemData = async () => {
+        const order = await own('GET', `/orders/${moved.json().data.order.id}`);
+        return JSON.parse(order.json().items[0].item_data) as Json;
+      };
+      expect(await itemData()).toEqual({
+        booking_id: booking.id,
+        service_id: short,
+        service_name: 'Short cut',
+        agent_id: other,
+        location_id: site.locationId,
+        start_date: TUESDAY,
+        start_time: '14:00',
+        duration: 30,
+      });
+      expect((await own('PUT', `/bookings/${booking.id}`, { duration: 45 })).statusCode).toBe(200);
+      expect(await itemData()).toMatchObject({ start_time: '14:00', duration: 45 });
+    });
   });
 
   describe('customer, price, notes and metadata', () => {

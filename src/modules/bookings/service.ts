@@ -450,6 +450,29 @@ export function spanColumns(span: Span, timezone: string) {
   };
 }
 
+/** What a booking's item of its order records about it (item_data); kept current as the booking changes. */
+export function bookingItemData(booking: {
+  id: number;
+  serviceId: number;
+  serviceName: string;
+  agentId: number;
+  locationId: number;
+  startDate: string;
+  startTime: string;
+  duration: number;
+}): Record<string, unknown> {
+  return {
+    booking_id: booking.id,
+    service_id: booking.serviceId,
+    service_name: booking.serviceName,
+    agent_id: booking.agentId,
+    location_id: booking.locationId,
+    start_date: booking.startDate,
+    start_time: booking.startTime,
+    duration: booking.duration,
+  };
+}
+
 /** The mail about a booking to its customer, or undefined for a customer without an email. */
 function mailOf(booking: BookingView, kind: 'booking_confirmation' | 'booking_change'): OutgoingMail | undefined {
   const recipient = booking.customer.email;
@@ -630,16 +653,16 @@ export async function writeBookings(
       orderId: row.order_id,
       bookingId: id,
       priceCents: item.priceCents,
-      itemData: {
-        booking_id: id,
-        service_id: item.service.id,
-        service_name: item.service.name,
-        agent_id: item.agent.id,
-        location_id: item.location.id,
-        start_date: row.start_date,
-        start_time: row.start_time,
+      itemData: bookingItemData({
+        id,
+        serviceId: item.service.id,
+        serviceName: item.service.name,
+        agentId: item.agent.id,
+        locationId: item.location.id,
+        startDate: row.start_date,
+        startTime: row.start_time,
         duration: item.durationMinutes,
-      },
+      }),
     })),
     at,
   );

@@ -5,12 +5,14 @@ import { nowIso } from '../../lib/time.js';
 import { inZone } from '../availability/engine.js';
 import { findService } from '../availability/repository.js';
 import { slotContext } from '../availability/service.js';
+import { setBookingItemData } from '../orders/repository.js';
 import { orderLock, repriceBooking } from '../orders/service.js';
 import { assertEmailFree, findCustomer, updateBookingCustomer, type CustomerChanges } from './customers.js';
 import { loadDetail, type BookingView } from './present.js';
 import { checkMergedMeta } from './request.js';
 import * as repository from './repository.js';
 import {
+  bookingItemData,
   bookingLock,
   freeCandidate,
   mailAbout,
@@ -177,6 +179,19 @@ async function applyUpdate(
   }
 
   const view = (await loadDetail(trx, booking.id, handle.publicUrl)) as BookingView;
+  if (rescheduled && booking.order_id !== null) {
+    const itemData = bookingItemData({
+      id: view.id,
+      serviceId: view.service.id,
+      serviceName: view.service_name,
+      agentId: view.agent.id,
+      locationId: view.location.id,
+      startDate: view.start_date,
+      startTime: view.start_time,
+      duration: view.duration,
+    });
+    await setBookingItemData(trx, booking.order_id, booking.id, itemData, nowIso());
+  }
   if (update.sendNotification) await mailAbout(trx, view, 'booking_change');
   return view;
 }

@@ -38,6 +38,17 @@ export async function updateOrder(db: Db, id: number, values: Updateable<OrdersT
   await db.updateTable('orders').set(values).where('id', '=', id).execute();
 }
 
+/** What a booking's item records about the booking, after the booking changed. */
+export async function setBookingItemData(db: Db, orderId: number, bookingId: number, itemData: Record<string, unknown>, at: string): Promise<void> {
+  await db
+    .updateTable('order_items')
+    .set({ item_data: JSON.stringify(itemData), updated_at: at })
+    .where('order_id', '=', orderId)
+    .where('booking_id', '=', bookingId)
+    .where('variant', '=', 'booking')
+    .execute();
+}
+
 /** A booking's new price on its item of the order; answers the order's new subtotal. */
 export async function repriceBookingItem(db: Db, orderId: number, bookingId: number, priceCents: number, at: string): Promise<number> {
   await db

@@ -293,9 +293,9 @@ describe.each(DIALECTS)('GET, PUT and DELETE /bookings/{id} (%s)', (dialect) => 
       await connectAgent(t.db, other, { serviceIds: [short] });
       const moved = await own('PUT', `/bookings/${booking.id}`, { agent_id: other, service_id: short, start_date: TUESDAY, start_time: '14:00' });
       expect(moved.statusCode, moved.body).toBe(200);
-      const itemData = async () => {
-        const order = await own('GET', `/orders/${moved.json().data.order.id}`);
-        return JSON.parse(order.json().items[0].item_data) as Json;
+      const itemData = async (): Promise<unknown> => {
+        const order: Json = (await own('GET', `/orders/${moved.json().data.order.id}`)).json();
+        return JSON.parse(order.items[0].item_data);
       };
       expect(await itemData()).toEqual({
         booking_id: booking.id,

@@ -267,6 +267,31 @@ describe.each(DIALECTS)('POST /bookings (%s)', (dialect) => {
     expect((await create(site, { start_time: '11:10' })).statusCode).toBe(201);
   });
 
+  it('suggests no local time the clocks show twice a second time: its text books the first', async () => {
+    const own = requester(t);
+    const site = await newSite(t.db);
+    const night = { weekly: { sunday: [{ start: '00:00', end: '06:00' }] }, exceptions: [] };
+    expect((await own('PUT', `/agents/${site.agentId}/schedule`, night)).statusCode).toBe(200);
+    const sunday = { start_date: '2030-10-27', start_time: '02:00' };
+    const first = await create(site, sunday);
+    expect(first.json().data.start_datetime).toBe('2030-10-27T02:00:00+02:00');
+    const taken = await create(site, sunday);
+    expect(taken.statusCode).toBe(409);
+    // 02:00 and 02:30 after the change (+01:00) are free, but "02:00" and "02:30" name the first ones.
+    expect(taken.json().error.details.available_slots).toEqual([
+      '2030-10-27 00:00',
+      '2030-10-27 00:30',
+      '2030-10-27 01:00',
+      '2030-10-27 03:00',
+      '2030-10-27 03:30',
+      '2030-10-27 04:00',
+      '2030-10-27 04:30',
+      '2030-10-27 05:00',
+      '2030-11-03 00:00',
+      '2030-11-03 00:30',
+    ]);
+  });
+
   it('cancelled bookings free their time, and a booking created cancelled takes none', async () => {
     const site = await newSite(t.db);
     await insertBooking(

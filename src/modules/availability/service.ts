@@ -3,7 +3,7 @@ import { AppError } from '../../http/errors.js';
 import { parseSchedule, type Schedule, type Weekly } from '../schedules/model.js';
 import { getSettings, type SiteSettings } from '../settings/service.js';
 import type { BusyTimes, VersionedAgent } from './busy-times.js';
-import { daySpan, freeSlots, inZone, joinSlots, nextDate, slotAgent, workingSpans, type BusyBooking, type FreeSlot, type SlotAgent, type Span } from './engine.js';
+import { daySpan, freeSlots, inZone, joinSlots, localInstant, nextDate, slotAgent, workingSpans, type BusyBooking, type FreeSlot, type SlotAgent, type Span } from './engine.js';
 import { agentsAtLocation, busyBookings, connectedAgents, type AgentBooking, type ConnectionRow, type ServiceRow } from './repository.js';
 
 const MINUTE_MS = 60_000;
@@ -180,7 +180,17 @@ export async function suggestedStarts(
   while (dates.length < SUGGESTION_DAYS) dates.push(nextDate(dates[dates.length - 1] ?? date));
   const days = await availabilityOfDays(db, candidates, dates, service, context, extra, excludeBookingId);
   const starts = [...new Set([...days.values()].flat().map((slot) => slot.start))].sort((a, b) => a - b);
-  return starts.slice(0, SUGGESTION_COUNT).map((start) => inZone(start, context.timezone).toFormat('yyyy-MM-dd HH:mm'));
+  const suggestions: string[] = [];
+  for (const start of starts) {
+    const local = inZone(start, context.timezone);
+    const [day, time] = [local.toFormat('yyyy-MM-dd'), local.toFormat('HH:mm')];
+    // A local time the clocks show twice means its first occurrence: a free second one cannot
+    // be asked for by its text, so it is no suggestion.
+    if (localInstant(day, time, context.timezone) !== start) continue;
+    suggestions.push(`${day} ${time}`);
+    if (suggestions.length === SUGGESTION_COUNT) break;
+  }
+  return suggestions;
 }
 
 /** `any` and `-1` let availability choose the agent; otherwise a positive id. */

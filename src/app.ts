@@ -14,7 +14,7 @@ import type { Config } from './config.js';
 import { openDatabase, type DatabaseHandle, type Db, type Dialect } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { registerAuth } from './http/auth.js';
-import { frameworkError, registerErrorHandler } from './http/error-handler.js';
+import { clientError, frameworkError, registerErrorHandler } from './http/error-handler.js';
 import { registerIdempotency } from './http/idempotency.js';
 import { registerInputGuard } from './http/input-guard.js';
 import { openApiOptions } from './http/openapi.js';
@@ -116,6 +116,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     ajv: { customOptions: { allErrors: true, coerceTypes: true } },
     schemaController: { compilersFactory: { buildValidator: sentTypeValidators() } },
     frameworkErrors: frameworkError,
+    clientErrorHandler: clientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   warnOfOutage = (error) => app.log.warn({ err: error }, `Redis unavailable: rate limits count in each instance alone for ${LOCAL_COUNTING_MS / 1000} s`);

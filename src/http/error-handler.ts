@@ -1,3 +1,6 @@
+import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from '../db/database.js';
 import { AppError, renderError, type ErrorDetails, type ErrorStyle } from './errors.js';
@@ -78,6 +81,29 @@ export function frameworkError(error: FastifyError, request: FastifyRequest, rep
       ? new AppError('invalid_request', 'A path segment is too long', undefined, { status: 414 })
       : new AppError('invalid_request', 'The path is not valid percent-encoding');
   sendError(reply.header('x-request-id', request.id), appError, 1);
+}
+
+/**
+ * Requests Node's parser refuses before Fastify sees them (headers over 16 KiB, a malformed
+ * Content-Length, a request too slow to arrive): answered as Fastify would, in the envelope of
+ * every other error and with an X-Request-Id, then the connection is closed.
+ */
+export function clientError(error: Error & { code?: string }, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  if (socket.writable) {
+    const [status, message] =
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'The request headers are larger than 16 KiB']
+        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? [408, 'The request took too long to arrive']
+          : [400, 'Malformed HTTP request'];
+    const body = JSON.stringify(renderError(new AppError('invalid_request', message, undefined, { status }), 1));
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `X-Request-Id: ${randomUUID()}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
 }
 
 /** The single place where errors become HTTP answers. Nothing internal ever reaches the client. */

@@ -1,3 +1,4 @@
+import { connect, type AddressInfo } from 'node:net';
 import { Type } from 'typebox';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/http/errors.js';
@@ -145,5 +146,29 @@ describe.each(DIALECTS)('errors and envelopes (%s)', (dialect) => {
       ids.add(String(res.headers['x-request-id']));
     }
     expect(ids.size).toBe(3);
+  });
+
+  it("answers what Node's parser refuses in the same envelope, with an X-Request-Id", async () => {
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = t.app.server.address() as AddressInfo;
+    const raw = (request: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => socket.end(request));
+        let answer = '';
+        socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
+        socket.on('close', () => resolve(answer));
+        socket.on('error', reject);
+      });
+    const cases = [
+      [`GET ${ROOT}/status HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431],
+      [`POST ${ROOT}/bookings HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n`, 400],
+    ] as const;
+    for (const [request, status] of cases) {
+      const answer = await raw(request);
+      const [head = '', body = ''] = answer.split('\r\n\r\n');
+      expect(head).toMatch(new RegExp(`^HTTP/1.1 ${status} `));
+      expect(head).toMatch(/\r\nX-Request-Id: [0-9a-f-]{36}\r\n/i);
+      expect(JSON.parse(body)).toEqual({ status: 'error', error: { code: 'invalid_request', message: expect.any(String) } });
+    }
   });
 });

@@ -89,5 +89,11 @@ export async function runCli(argv: readonly string[], io: CliIo, env: Record<str
 }
 
 export async function main(): Promise<void> {
+  // A reader that stops early (`booking audit | head -1`) closes the pipe: the rest of the output
+  // has nowhere to go, which is no failure of the command.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(process.exitCode ?? 0);
+  });
   process.exitCode = await runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin }, process.env);
 }

@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli.js';
 import { DIALECTS, buildTestApp, cli, createTestDatabase, type Json, type TestDatabase } from '../helper.js';
@@ -18,6 +20,20 @@ describe.each(DIALECTS)('npx booking (%s)', (dialect) => {
     expect(JSON.parse(first.stdout).applied).toContain('0001_foundation');
     const second = await cli(database.url, ['migrate', '--json']);
     expect(JSON.parse(second.stdout)).toEqual({ applied: [] });
+  });
+
+  it('stops quietly when the reader of its output has gone (| head)', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/cli/booking-bin.ts', 'migrate'], {
+      env: { ...process.env, DATABASE_URL: database.url },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    // Closed before the command writes: its write fails with EPIPE.
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const [code] = (await once(child, 'close')) as [number | null];
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
   });
 
   it('keys create --json prints exactly one JSON value with the key, which then works', async () => {

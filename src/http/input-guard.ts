@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { AppError, type ErrorDetails } from './errors.js';
+import { AppError, type ErrorCode, type ErrorDetails } from './errors.js';
 
 /** In `u` mode a surrogate pair is one code point, so this matches only a surrogate standing alone. */
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
@@ -66,13 +66,19 @@ function storable(value: unknown, depth: number): boolean {
 
 function guardError(request: FastifyRequest): AppError | undefined {
   if (storable(request.params, 0) && storable(request.query, 0) && storable(request.body, 0)) return undefined;
-  const code = request.routeOptions.config?.validationErrorCode ?? 'invalid_request';
+  const config = request.routeOptions.config;
+  const code = config?.validationErrorCode ?? 'invalid_request';
+  const refusal = (where: string, details: ErrorDetails, bodyCode: ErrorCode = code) =>
+    // Style 2 (payments) has no details: its text names the fields, and an invalid field is 400.
+    config?.errorStyle === 2
+      ? new AppError('invalid_request', `Invalid ${where}: ${Object.entries(details).map(([field, problem]) => `${field} ${String(problem)}`).join('; ')}`)
+      : new AppError(bodyCode, `Invalid ${where}`, details);
   const inPath = unstorable(request.params);
-  if (inPath) return new AppError(code, 'Invalid path parameters', inPath);
+  if (inPath) return refusal('path parameters', inPath);
   const inQuery = unstorable(request.query);
-  if (inQuery) return new AppError(code, 'Invalid query parameters', inQuery);
+  if (inQuery) return refusal('query parameters', inQuery);
   const inBody = unstorable(request.body);
-  return inBody && new AppError('validation_failed', 'Invalid request body', inBody);
+  return inBody && refusal(config?.errorStyle === 2 ? 'fields' : 'request body', inBody, 'validation_failed');
 }
 
 /** A whole number as a URL writes one; Ajv's coercion would also take "1e0", "0x1", "+1", " 1" and "1.0". */

@@ -68,6 +68,15 @@ describe.each(DIALECTS)('input no column can store (%s)', (dialect) => {
     expect(list.json().data).toEqual([]);
   });
 
+  it('payments refuse such text in style 2 as an invalid field (400), naming it', async () => {
+    const bad = await call('POST', '/payments', { order_id: 1, amount: 1, notes: 'a\u0000b', token: 'x\ud800' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toEqual({
+      success: false,
+      error: 'Invalid fields: notes must not contain the NUL character; token must be valid Unicode text (a lone surrogate is not)',
+    });
+  });
+
   it('refuses the NUL character in an object key, as in a value', async () => {
     const site = await newSite(t.db);
     const res = await call('POST', '/bookings', { ...mondayAtTen(site), meta: { 'a\u0000b': 'v' } });

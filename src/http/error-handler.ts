@@ -4,6 +4,7 @@ import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from '../db/database.js';
 import { AppError, renderError, type ErrorDetails, type ErrorStyle } from './errors.js';
+import { patternMeaning } from './text-patterns.js';
 
 interface ValidationIssue {
   instancePath: string;
@@ -23,8 +24,10 @@ function fieldOf(issue: ValidationIssue): string {
 function messageOf(issue: ValidationIssue): string {
   if (issue.keyword === 'required') return 'is required';
   if (issue.keyword === 'enum' && Array.isArray(issue.params.allowedValues)) {
-    return `must be one of ${issue.params.allowedValues.join(', ')}`;
+    // A field that may be cleared lists null among its values; it is no value to name.
+    return `must be one of ${issue.params.allowedValues.filter((value) => value !== null).join(', ')}`;
   }
+  if (issue.keyword === 'pattern') return patternMeaning(issue.params.pattern);
   return issue.message ?? 'is invalid';
 }
 

@@ -57,6 +57,21 @@ describe.each(DIALECTS)('errors and envelopes (%s)', (dialect) => {
     expect(res.json()).toEqual({ code: 'customer_not_found', message: 'Customer 9 was not found', data: { status: 404 } });
   });
 
+  it('says in words what a format or a list of values asks for, never a regular expression', async () => {
+    const get = async (url: string) => t.app.inject({ url: `${ROOT}${url}`, headers: await headers() });
+    expect((await get('/customers?include=stats,avatars')).json().error.details).toEqual({
+      include: 'must be a comma-separated list of: bookings, stats, custom_fields, notes, avatar',
+    });
+    expect((await get('/customers?created_at=2026-13')).json().error.details).toEqual({
+      created_at: 'must be the start of a date and time: YYYY, YYYY-MM or YYYY-MM-DD, then optionally HH, HH:MM or HH:MM:SS',
+    });
+    expect((await get('/availability?service_id=1&date=2026/12/01')).json().error.details).toEqual({ date: 'must be a date as YYYY-MM-DD' });
+    const customer = await t.app.inject({ method: 'POST', url: `${ROOT}/customers`, headers: await headers(), payload: { first_name: 'Ann', last_name: 'Lee', gender: 'x' } });
+    expect(customer.json().error.details).toEqual({ gender: 'must be one of male, female, other, prefer_not_to_say' });
+    const coupon = await t.app.inject({ method: 'POST', url: `${ROOT}/coupons`, headers: await headers(), payload: { code: 'A B', name: ' ' } });
+    expect(coupon.json().error.details).toEqual({ code: 'must not contain spaces or any of / ? # %', name: 'must not be blank' });
+  });
+
   it('renders authentication failures in the route style too', async () => {
     const res = await t.app.inject({ url: `${ROOT}/test-style-2` });
     expect(res.statusCode).toBe(401);

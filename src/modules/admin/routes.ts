@@ -25,6 +25,7 @@ import { bookingPage, calendarPage } from './views/calendar.js';
 import { EMPTY_KEY_FORM, keysPage, type KeyFormValues, type KeysView } from './views/keys.js';
 import { logPage, type LogFilterValues } from './views/log.js';
 import { loginPage, messagePage, outboxPage, settingsPage, type SettingsFormValues } from './views/other.js';
+import { textPattern } from '../../http/text-patterns.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -52,11 +53,11 @@ const LOG_PER_PAGE = 50;
 const OUTBOX_PER_PAGE = 50;
 const DAY_MS = 86_400_000;
 
-const DATETIME_LOCAL = '^(|\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2})?)$';
+const DATETIME_LOCAL = textPattern('^(|\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2})?)$', 'must be a date and time as YYYY-MM-DDTHH:MM');
 const PageQuery = Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 }));
 
 const LogQuery = Type.Object({
-  key: Type.Optional(Type.String({ pattern: '^(|none|[1-9]\\d{0,9})$' })),
+  key: Type.Optional(Type.String({ pattern: textPattern('^(|none|[1-9]\\d{0,9})$', 'must be a key id or none') })),
   status: Type.Optional(Type.Union([Type.Literal(''), Type.Literal('2xx'), Type.Literal('3xx'), Type.Literal('4xx'), Type.Literal('5xx')])),
   path: Type.Optional(Type.String({ maxLength: 200 })),
   from: Type.Optional(Type.String({ pattern: DATETIME_LOCAL })),
@@ -64,7 +65,7 @@ const LogQuery = Type.Object({
   page: PageQuery,
 });
 const CalendarQuery = Type.Object({
-  date: Type.Optional(Type.String({ pattern: '^(|\\d{4}-\\d{2}-\\d{2})$' })),
+  date: Type.Optional(Type.String({ pattern: textPattern('^(|\\d{4}-\\d{2}-\\d{2})$', 'must be a date as YYYY-MM-DD') })),
   view: Type.Optional(Type.Union([Type.Literal('day'), Type.Literal('week')])),
 });
 const OutboxQuery = Type.Object({

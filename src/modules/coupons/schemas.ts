@@ -1,6 +1,7 @@
 import { Type, type Static, type TSchemaOptions } from 'typebox';
 import { pageParams } from '../../http/pagination.js';
 import { envelopeB, envelopeBList, MAX_AMOUNT, SiteDateTime } from '../orders/schemas.js';
+import { textPattern } from '../../http/text-patterns.js';
 
 export const DISCOUNT_TYPES = ['percent', 'fixed_amount'] as const;
 export const COUPON_STATUSES = ['active', 'inactive'] as const;
@@ -27,9 +28,9 @@ export const Coupon = Type.Object({
 export type CouponView = Static<typeof Coupon>;
 
 // Codes travel in paths: no spaces or URL delimiters.
-const Code = Type.String({ minLength: 1, maxLength: 50, pattern: '^[^\\s/?#%]+$', description: 'Unique, case-insensitively' });
+const Code = Type.String({ minLength: 1, maxLength: 50, pattern: textPattern('^[^\\s/?#%]+$', 'must not contain spaces or any of / ? # %'), description: 'Unique, case-insensitively' });
 
-const Name = (options: TSchemaOptions = {}) => Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', ...options });
+const Name = (options: TSchemaOptions = {}) => Type.String({ minLength: 1, maxLength: 100, pattern: textPattern('\\S', 'must not be blank'), ...options });
 const Description = (options: TSchemaOptions = {}) => Type.String({ maxLength: 1000, ...options });
 const DiscountType = (options: TSchemaOptions = {}) => Type.Enum(DISCOUNT_TYPES, options);
 const DiscountValue = (options: TSchemaOptions = {}) =>

@@ -1,6 +1,7 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { pageParams } from '../../http/pagination.js';
 import { Id } from '../../http/schemas.js';
+import { textPattern } from '../../http/text-patterns.js';
 
 export const CUSTOMER_STATUSES = ['active', 'inactive', 'pending', 'pending_verification', 'blocked'] as const;
 export const CREATE_STATUSES = ['active', 'inactive', 'pending'] as const;
@@ -29,10 +30,15 @@ const LocalDateTime = Type.String({ description: 'YYYY-MM-DD HH:MM:SS in the sit
 // --- List query ---------------------------------------------------------------------------------
 
 const INCLUDE_ALTERNATIVES = INCLUDES.join('|');
-const INCLUDE_PATTERN = `^\\s*((${INCLUDE_ALTERNATIVES})\\s*(,\\s*(${INCLUDE_ALTERNATIVES})\\s*)*)?$`;
+const INCLUDE_PATTERN = textPattern(
+  `^\\s*((${INCLUDE_ALTERNATIVES})\\s*(,\\s*(${INCLUDE_ALTERNATIVES})\\s*)*)?$`,
+  `must be a comma-separated list of: ${INCLUDES.join(', ')}`,
+);
 /** YYYY, YYYY-MM, YYYY-MM-DD, then optionally " HH", ":MM", ":SS" (a space or T before the hour). */
-const DATE_PREFIX_PATTERN =
-  '^\\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\\d|3[01])([ T]([01]\\d|2[0-3])(:[0-5]\\d(:[0-5]\\d)?)?)?)?)?$';
+const DATE_PREFIX_PATTERN = textPattern(
+  '^\\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\\d|3[01])([ T]([01]\\d|2[0-3])(:[0-5]\\d(:[0-5]\\d)?)?)?)?)?$',
+  'must be the start of a date and time: YYYY, YYYY-MM or YYYY-MM-DD, then optionally HH, HH:MM or HH:MM:SS',
+);
 
 const partialText = (what: string) =>
   Type.Optional(Type.String({ maxLength: 100, description: `Case-insensitive partial match on ${what}; empty is ignored` }));

@@ -1,6 +1,7 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { pageParams } from '../../http/pagination.js';
 import { Id } from '../../http/schemas.js';
+import { textPattern } from '../../http/text-patterns.js';
 
 export const ORDER_STATUSES = ['open', 'cancelled', 'completed'] as const;
 export const ORDER_PAYMENT_STATUSES = ['not_paid', 'partially_paid', 'fully_paid', 'processing', 'refunded', 'partially_refunded'] as const;
@@ -15,7 +16,7 @@ export const TRANSACTION_STATUSES = ['succeeded', 'processing', 'failed'] as con
 export const MAX_AMOUNT = 10_000_000;
 
 /** Money as the API shows it in orders, invoices and payments (contract §3). */
-export const Money = Type.String({ pattern: '^-?\\d+\\.\\d{2}$', description: 'Decimal with two places', examples: ['45.00'] });
+export const Money = Type.String({ pattern: textPattern('^-?\\d+\\.\\d{2}$', 'must be an amount with two decimals, e.g. 45.00'), description: 'Decimal with two places', examples: ['45.00'] });
 /** `YYYY-MM-DD HH:MM:SS` in the site timezone. */
 export const SiteDateTime = Type.String({ description: 'YYYY-MM-DD HH:MM:SS in the site timezone', examples: ['2026-12-01 09:30:00'] });
 export const NullableString = Type.Union([Type.Null(), Type.String()]);

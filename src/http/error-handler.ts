@@ -28,16 +28,28 @@ function messageOf(issue: ValidationIssue): string {
     return `must be one of ${issue.params.allowedValues.filter((value) => value !== null).join(', ')}`;
   }
   if (issue.keyword === 'pattern') return patternMeaning(issue.params.pattern);
+  if (issue.keyword === 'format' && issue.params.format === 'date') return 'must be a date as YYYY-MM-DD';
   return issue.message ?? 'is invalid';
 }
+
+/**
+ * What says least about a field: the null branch's complaint of a field that may also be null, and
+ * the summaries of anyOf and of the if/then/else that sent-types wraps every typed field in.
+ */
+const saysLittle = (issue: ValidationIssue) =>
+  issue.keyword === 'anyOf' || issue.keyword === 'if' || (issue.keyword === 'type' && issue.params.type === 'null');
 
 /** One detail per field, named as the client sent it (query parameter, body field, path param). */
 export function validationDetails(issues: readonly ValidationIssue[]): ErrorDetails {
   const details: ErrorDetails = {};
+  const vague = new Set<string>();
   for (const issue of issues) {
-    // anyOf/oneOf repeat each branch's complaint; the first one names the field well enough.
+    // anyOf/oneOf repeat each branch's complaint; the first that says something names the field well enough.
     const field = fieldOf(issue);
-    if (!(field in details)) details[field] = messageOf(issue);
+    if (field in details && !(vague.has(field) && !saysLittle(issue))) continue;
+    details[field] = messageOf(issue);
+    if (saysLittle(issue)) vague.add(field);
+    else vague.delete(field);
   }
   return details;
 }

@@ -70,6 +70,9 @@ describe.each(DIALECTS)('errors and envelopes (%s)', (dialect) => {
     expect(customer.json().error.details).toEqual({ gender: 'must be one of male, female, other, prefer_not_to_say' });
     const coupon = await t.app.inject({ method: 'POST', url: `${ROOT}/coupons`, headers: await headers(), payload: { code: 'A B', name: ' ' } });
     expect(coupon.json().error.details).toEqual({ code: 'must not contain spaces or any of / ? # %', name: 'must not be blank' });
+    // A field that may be cleared with null: the complaint of the branch that is not null.
+    const dated = await t.app.inject({ method: 'POST', url: `${ROOT}/coupons`, headers: await headers(), payload: { code: 'D1', name: 'D', active_from: '2026-02-30' } });
+    expect(dated.json().error.details).toEqual({ active_from: 'must be a date as YYYY-MM-DD' });
   });
 
   it('renders authentication failures in the route style too', async () => {

@@ -270,6 +270,20 @@ describe.each(DIALECTS)('services (%s)', (dialect) => {
       expect(res.body.error.code).toBe('validation_failed');
       expect(Object.keys(res.body.error.details).sort()).toEqual(['capacity_max', 'deposit_amount', 'duration', 'name', 'price_min']);
     });
+
+    it('refuses a price_max below price_min; 0, the default, sets no maximum', async () => {
+      const below = await call('POST', '/services', { name: 'Range', price_min: 100, price_max: 50 });
+      expect(below.status).toBe(422);
+      expect(below.body.error.details).toEqual({ price_max: 'must be 0 (no maximum) or at least price_min (100.00)' });
+      const open = await call('POST', '/services', { name: 'Range', price_min: 100 });
+      expect(open.status).toBe(201);
+      const id: number = open.body.data.id;
+      expect((await call('PUT', `/services/${id}`, { price_max: 150 })).status).toBe(200);
+      const raised = await call('PUT', `/services/${id}`, { price_min: 200 });
+      expect(raised.status).toBe(422);
+      expect(raised.body.error.details).toHaveProperty('price_max');
+      expect((await call('PUT', `/services/${id}`, { price_min: 200, price_max: 0 })).body.data).toMatchObject({ price_min: '200.00', price_max: '0.00' });
+    });
   });
 
   describe('PUT /services/{id}', () => {

@@ -137,6 +137,10 @@ async function checked(db: Db, input: ServiceInput, current?: repository.Service
     visibility: input.visibility,
     category_id: input.category_id,
   };
+  const priceMin = changes.price_min_cents ?? current?.price_min_cents ?? 0;
+  const priceMax = changes.price_max_cents ?? current?.price_max_cents ?? 0;
+  // A price_max of 0, the default, sets no upper bound.
+  if (priceMax > 0 && priceMax < priceMin) errors.add('price_max', `must be 0 (no maximum) or at least price_min (${formatCents(priceMin)})`);
   errors.throwIfAny('The service data is invalid');
   await assertCategoryExists(db, 'service_categories', input.category_id);
   const agentIds = input.agent_ids === undefined ? undefined : [...new Set(input.agent_ids)];

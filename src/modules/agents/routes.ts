@@ -117,8 +117,9 @@ export default async function agentRoutes(app: App): Promise<void> {
     {
       config: { permission: 'agents:write' },
       schema: {
-        summary: 'Deletes an agent that no booking refers to',
-        description: 'Answers 409 agent_has_bookings while bookings refer to it; set status disabled to retire a booked agent.',
+        summary: 'Deletes an agent without upcoming bookings',
+        description: 'Answers 409 agent_has_bookings while upcoming bookings that are not cancelled need it. Past and cancelled bookings keep it as their history: it is then retired (hidden and unbookable), not removed. ' +
+          'To keep an agent with upcoming bookings out of new ones, set its status to disabled.',
         tags,
         params: IdParams,
         response: { 200: AgentDeletedResponse, ...errorResponses([400, 404, 409, ...AUTH_ERRORS]) },

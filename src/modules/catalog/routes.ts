@@ -129,8 +129,9 @@ export default async function catalogRoutes(app: App): Promise<void> {
     {
       config: { permission: 'services:write' },
       schema: {
-        summary: 'Deletes a service that no booking refers to',
-        description: 'Answers 409 service_has_bookings while bookings refer to it; set status disabled to retire a booked service.',
+        summary: 'Deletes a service without upcoming bookings',
+        description: 'Answers 409 service_has_bookings while upcoming bookings that are not cancelled need it. Past and cancelled bookings keep it as their history: it is then retired (hidden and unbookable), not removed. ' +
+          'To keep a service with upcoming bookings out of new ones, set its status to disabled.',
         tags,
         params: IdParams,
         response: { 200: ServiceDeletedResponse, ...errorResponses([400, 404, 409, ...AUTH_ERRORS]) },

@@ -94,8 +94,9 @@ export default async function locationRoutes(app: App): Promise<void> {
     {
       config: { permission: 'locations:write' },
       schema: {
-        summary: 'Deletes a location that no booking refers to',
-        description: 'Answers 409 location_has_bookings while bookings refer to it; its agent connections are removed with it.',
+        summary: 'Deletes a location without upcoming bookings',
+        description: 'Answers 409 location_has_bookings while upcoming bookings that are not cancelled need it. Past and cancelled bookings keep it as their history: it is then retired (hidden and unbookable), not removed. ' +
+          'Its agent connections are removed with it.',
         tags,
         params: IdParams,
         response: { 200: LocationDeletedResponse, ...errorResponses([400, 404, 409, ...AUTH_ERRORS]) },

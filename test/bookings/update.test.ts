@@ -265,22 +265,29 @@ describe.each(DIALECTS)('GET, PUT and DELETE /bookings/{id} (%s)', (dialect) => 
       expect(res.statusCode).toBe(200);
       expect(res.json().data).toMatchObject({ service: { id: other.serviceId }, location: { id: other.locationId } });
     });
-    it("a new service brings its own duration (the agent's custom one first) unless the request gives one", async () => {
+    it("a new service brings its own duration and price (the agent's custom ones first) unless the request gives them", async () => {
       const own = requester(t);
       const site = await newSite(t.db);
       const booking = await book(site);
-      expect(booking).toMatchObject({ duration: 60, end_time: '11:00' });
-      const short = await insertService(t.db, { duration: 30 });
+      expect(booking).toMatchObject({ duration: 60, end_time: '11:00', price: '45.00' });
+      const short = await insertService(t.db, { duration: 30, charge_amount_cents: 2500 });
       const custom = await insertService(t.db, { duration: 30 });
       await connectAgent(t.db, site.agentId, { serviceIds: [short] });
       await connectAgent(t.db, site.agentId, { serviceIds: [custom] });
-      await t.db.updateTable('agent_services').set({ custom_duration: 45 }).where('agent_id', '=', site.agentId).where('service_id', '=', custom).execute();
+      await t.db
+        .updateTable('agent_services')
+        .set({ custom_duration: 45, custom_price_cents: 6000 })
+        .where('agent_id', '=', site.agentId)
+        .where('service_id', '=', custom)
+        .execute();
 
-      expect((await own('PUT', `/bookings/${booking.id}`, { service_id: short })).json().data).toMatchObject({ duration: 30, end_time: '10:30' });
-      expect((await own('PUT', `/bookings/${booking.id}`, { service_id: custom })).json().data).toMatchObject({ duration: 45, end_time: '10:45' });
-      expect((await own('PUT', `/bookings/${booking.id}`, { service_id: short, duration: 90 })).json().data).toMatchObject({ duration: 90, end_time: '11:30' });
-      // Another change keeps the booking's length.
-      expect((await own('PUT', `/bookings/${booking.id}`, { start_time: '13:00' })).json().data).toMatchObject({ duration: 90, end_time: '14:30' });
+      expect((await own('PUT', `/bookings/${booking.id}`, { service_id: short })).json().data).toMatchObject({ duration: 30, end_time: '10:30', price: '25.00' });
+      const moved = (await own('PUT', `/bookings/${booking.id}`, { service_id: custom })).json().data;
+      expect(moved).toMatchObject({ duration: 45, end_time: '10:45', price: '60.00', order: { total: '60.00', subtotal: '60.00' } });
+      const given = await own('PUT', `/bookings/${booking.id}`, { service_id: short, duration: 90, price: '70' });
+      expect(given.json().data).toMatchObject({ duration: 90, end_time: '11:30', price: '70.00' });
+      // Another change keeps the booking's length and price.
+      expect((await own('PUT', `/bookings/${booking.id}`, { start_time: '13:00' })).json().data).toMatchObject({ duration: 90, end_time: '14:30', price: '70.00' });
     });
 
     it("the booking's order item records the booking as it now is", async () => {

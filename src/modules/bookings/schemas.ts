@@ -64,7 +64,7 @@ export const BulkBody = Type.Object({
 });
 
 export const UpdateBookingBody = Type.Object({
-  service_id: Type.Optional(Id()),
+  service_id: Type.Optional(Id({ description: "A new service brings its own duration and price (the agent's custom ones first) unless duration or price is given" })),
   agent_id: Type.Optional(Id()),
   location_id: Type.Optional(Id()),
   start_date: Type.Optional(DateText),

@@ -8,7 +8,7 @@ import { slotContext } from '../availability/service.js';
 import { setBookingItemData } from '../orders/repository.js';
 import { orderLock, repriceBooking } from '../orders/service.js';
 import { assertEmailFree, findCustomer, updateBookingCustomer, type CustomerChanges } from './customers.js';
-import { loadDetail, type BookingView } from './present.js';
+import { loadDetail, servicePriceCents, type BookingView } from './present.js';
 import { checkMergedMeta } from './request.js';
 import * as repository from './repository.js';
 import {
@@ -116,8 +116,9 @@ async function applyUpdate(
   const agentId = update.agentId ?? booking.agent_id;
   const locationId = update.locationId ?? booking.location_id;
   // A new service brings its own length (contract §6: the agent's custom duration for it, else
-  // the service's) unless the request gives one.
+  // the service's) and its own price (contract §3) unless the request gives them.
   let duration = update.duration ?? (serviceChanged ? undefined : booking.duration);
+  let priceCents = update.priceCents;
   let spanValues = {};
 
   if (rescheduled || reactivated) {
@@ -126,6 +127,7 @@ async function applyUpdate(
     if (locationChanged) await requireLocation(trx, locationId);
     const candidate = await requireAgent(trx, agentId, service, locationId, duration);
     duration = candidate.durationMinutes;
+    if (serviceChanged) priceCents ??= candidate.customPriceCents ?? servicePriceCents(service);
     const date = update.startDate ?? booking.start_date;
     const time = update.startTime ?? booking.start_time;
     const start = timeChanged ? startInstant(date, time, context) : Date.parse(booking.start_at);
@@ -161,7 +163,7 @@ async function applyUpdate(
     duration,
     status,
     customer_id: customerId,
-    ...(update.priceCents !== undefined ? { price_cents: update.priceCents } : {}),
+    ...(priceCents !== undefined ? { price_cents: priceCents } : {}),
     ...(update.notes !== undefined ? { notes: update.notes } : {}),
     updated_at: nowIso(),
   });
@@ -169,8 +171,8 @@ async function applyUpdate(
     if (customerId !== booking.customer_id) {
       await trx.updateTable('orders').set({ customer_id: customerId, updated_at: nowIso() }).where('id', '=', booking.order_id).execute();
     }
-    if (update.priceCents !== undefined && update.priceCents !== booking.price_cents) {
-      await repriceBooking(trx, booking.order_id, booking.id, update.priceCents, nowIso());
+    if (priceCents !== undefined && priceCents !== booking.price_cents) {
+      await repriceBooking(trx, booking.order_id, booking.id, priceCents, nowIso());
     }
   }
   if (update.meta) {

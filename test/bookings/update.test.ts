@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { BookingStatus } from '../../src/modules/bookings/table.js';
+import { setSettings } from '../../src/modules/settings/service.js';
 import { connectAgent, insertCustomer, insertService } from '../fixtures.js';
 import { DIALECTS, useTestApp, type Json } from '../helper.js';
 import { addAgent, MONDAY, newSite, requester, TUESDAY, type Site } from './setup.js';
@@ -203,6 +204,27 @@ describe.each(DIALECTS)('GET, PUT and DELETE /bookings/{id} (%s)', (dialect) => 
       expect(res.json().data).toMatchObject({ start_date: TUESDAY, start_time: '14:15', end_time: '14:45', duration: 30 });
       const row = await t.db.selectFrom('bookings').selectAll().where('id', '=', booking.id).executeTakeFirstOrThrow();
       expect(row).toMatchObject({ start_at: '2030-01-08T19:15:00.000Z', end_at: '2030-01-08T19:45:00.000Z', end_date: TUESDAY });
+    });
+
+    it('reads a new date or time in the site zone of now, also for a booking made before the zone changed', async () => {
+      const own = requester(t);
+      const site = await newSite(t.db);
+      const created = await own('POST', '/bookings', { service_id: site.serviceId, agent_id: site.agentId, customer_id: site.customerId, start_date: MONDAY, start_time: '10:00' });
+      const id: number = created.json().data.id;
+      const startAt = async () => (await t.db.selectFrom('bookings').select('start_at').where('id', '=', id).executeTakeFirstOrThrow()).start_at;
+      expect(await startAt()).toBe('2030-01-07T15:00:00.000Z');
+      await setSettings(t.db, { timezone: 'Europe/Berlin' });
+      try {
+        // 16:00 in Berlin now; "10:00" is 10:00 in Berlin, not the booking's old text in New York.
+        const moved = await own('PUT', `/bookings/${id}`, { start_date: MONDAY, start_time: '10:00' });
+        expect(moved.statusCode, moved.body).toBe(200);
+        expect(await startAt()).toBe('2030-01-07T09:00:00.000Z');
+        expect(moved.json().data).toMatchObject({ start_time: '10:00', timezone: 'Europe/Berlin' });
+        expect((await own('PUT', `/bookings/${id}`, { start_time: '16:00' })).statusCode).toBe(200);
+        expect(await startAt()).toBe('2030-01-07T15:00:00.000Z');
+      } finally {
+        await setSettings(t.db, { timezone: 'America/New_York' });
+      }
     });
 
     it('may overlap its own old time', async () => {

@@ -100,14 +100,18 @@ async function applyUpdate(
   checkTransition(booking.status, status, mayManageCompleted);
   const context = await slotContext(trx);
 
-  const changed = <K extends 'service_id' | 'agent_id' | 'location_id' | 'start_date' | 'start_time' | 'duration'>(
+  const changed = <K extends 'service_id' | 'agent_id' | 'location_id' | 'duration'>(
     column: K,
     value: repository.BookingRow[K] | undefined,
   ): boolean => value !== undefined && value !== booking[column];
   const serviceChanged = changed('service_id', update.serviceId);
   const agentChanged = changed('agent_id', update.agentId);
   const locationChanged = changed('location_id', update.locationId);
-  const timeChanged = changed('start_date', update.startDate) || changed('start_time', update.startTime);
+  // The booking's date and time as the site's clock now shows them: the site's zone may have
+  // changed since the booking was made, and the request speaks in the zone of now.
+  const local = inZone(Date.parse(booking.start_at), context.timezone);
+  const [localDate, localTime] = [local.toFormat('yyyy-MM-dd'), local.toFormat('HH:mm')];
+  const timeChanged = (update.startDate !== undefined && update.startDate !== localDate) || (update.startTime !== undefined && update.startTime !== localTime);
   const durationChanged = changed('duration', update.duration);
   const reactivated = booking.status === 'cancelled' && status !== 'cancelled';
   const rescheduled = serviceChanged || agentChanged || locationChanged || timeChanged || durationChanged;
@@ -128,17 +132,15 @@ async function applyUpdate(
     const candidate = await requireAgent(trx, agentId, service, locationId, duration);
     duration = candidate.durationMinutes;
     if (serviceChanged) priceCents ??= candidate.customPriceCents ?? servicePriceCents(service);
-    const date = update.startDate ?? booking.start_date;
-    const time = update.startTime ?? booking.start_time;
-    const start = timeChanged ? startInstant(date, time, context) : Date.parse(booking.start_at);
-    const localDate = inZone(start, context.timezone).toFormat('yyyy-MM-dd');
-    if (rescheduled) workingCandidates([candidate], localDate, start, context, true);
+    const start = timeChanged ? startInstant(update.startDate ?? localDate, update.startTime ?? localTime, context) : Date.parse(booking.start_at);
+    const startDate = inZone(start, context.timezone).toFormat('yyyy-MM-dd');
+    if (rescheduled) workingCandidates([candidate], startDate, start, context, true);
     if (status !== 'cancelled') {
       await freeCandidate(
         trx,
         [candidate],
         [candidate],
-        { date: localDate, time: inZone(start, context.timezone).toFormat('HH:mm') },
+        { date: startDate, time: inZone(start, context.timezone).toFormat('HH:mm') },
         start,
         service,
         { context, lockedAgents: new Set([agentId]), pending: [], pendingEmails: new Set() },

@@ -29,9 +29,18 @@ interface OwnedRecord {
   scope: WriteScope;
 }
 
+/** JSON with every object's keys in order: the same request written with its fields in another order is the same request. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) =>
+    item !== null && typeof item === 'object' && !Array.isArray(item)
+      ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : item,
+  );
+}
+
 function requestHash(request: FastifyRequest): string {
   return createHash('sha256')
-    .update(`${request.method} ${request.url}\n${request.body === undefined ? '' : JSON.stringify(request.body)}`)
+    .update(`${request.method} ${request.url}\n${request.body === undefined ? '' : canonicalJson(request.body)}`)
     .digest('hex');
 }
 

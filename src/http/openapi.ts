@@ -1,6 +1,7 @@
 import type { SwaggerOptions } from '@fastify/swagger';
 import type { Config } from '../config.js';
 import { API_ROOT } from './route-config.js';
+import { errorResponses } from './schemas.js';
 
 const IDEMPOTENCY_HEADER_SCHEMA = {
   type: 'object',
@@ -11,8 +12,13 @@ const IDEMPOTENCY_HEADER_SCHEMA = {
       description:
         'Makes a retry safe: the first response to this key (and this exact request) is stored for at least ' +
         '24 hours and replayed to retries without doing the work again; the same key with a different ' +
-        'request answers 422 idempotency_key_reused. If the service stopped after the work committed but before ' +
-        'answering, a retry answers 409 idempotency_response_lost instead of doing it again: read the resource.',
+        'request answers 422 idempotency_key_reused. A replayed answer carries the header Idempotent-Replayed: true. ' +
+        'A retry while the first request is still being worked on waits for it, then answers 409 ' +
+        'idempotency_key_in_progress after 15 s. If the service stopped after the work committed but before ' +
+        'answering, a retry answers 409 idempotency_response_lost instead of doing it again: read the resource. ' +
+        'Answers to requests that were handled are stored, errors included; a request refused before it is handled ' +
+        '(authentication, permission, size, rate limit, or a body that fails its schema, except on /payments, which ' +
+        'reports those itself) and server errors (5xx) store nothing: the key stays free for a corrected request.',
     },
   },
 };
@@ -53,7 +59,13 @@ export function openApiOptions(config: Config): SwaggerOptions {
           ...schema,
           description: schema?.description ? `${schema.description}\n\n${needs}` : needs,
           security: [{ apiKey: [] }, { bearer: [] }],
-          ...(retriable ? { headers: { ...IDEMPOTENCY_HEADER_SCHEMA, ...(schema?.headers as object | undefined) } } : {}),
+          ...(retriable
+            ? {
+                headers: { ...IDEMPOTENCY_HEADER_SCHEMA, ...(schema?.headers as object | undefined) },
+                // The answers of Idempotency-Key: a request in progress or lost (409), a key reused (422).
+                response: { ...errorResponses([409, 422], route.config?.errorStyle ?? 1), ...(schema?.response as object | undefined) },
+              }
+            : {}),
         },
       };
     },

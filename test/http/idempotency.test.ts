@@ -117,6 +117,17 @@ describe.each(DIALECTS)('Idempotency-Key (%s)', (dialect) => {
     expect(runs.get('a')).toBe(1);
   });
 
+  it('takes a retry with its fields in another order for the same request', async () => {
+    const key = await t.key();
+    const send = (payload: string) =>
+      t.app.inject({ method: 'POST', url: `${ROOT}/test-writes`, headers: { 'x-api-key': key, 'idempotency-key': 'order-1', 'content-type': 'application/json' }, payload });
+    expect((await send('{"name":"ordered","way":"plain"}')).statusCode).toBe(201);
+    const retry = await send('{ "way": "plain", "name": "ordered" }');
+    expect(retry.statusCode).toBe(201);
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    expect(await work('ordered')).toBe(1);
+  });
+
   it('runs requests without the header every time', async () => {
     const key = await t.key();
     await post(key, undefined, 'b');
@@ -255,5 +266,17 @@ describe.each(DIALECTS)('Idempotency-Key (%s)', (dialect) => {
     const doc = (await t.app.inject({ url: `${ROOT}/openapi.json` })).json();
     const post = doc.paths[`${ROOT}/test-things`].post;
     expect(post.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ in: 'header', name: 'idempotency-key' })]));
+    // The answers a retry can get, in the route's own error style.
+    for (const [path, method, style] of [
+      ['/bookings', 'post', 'ErrorStyle1'],
+      ['/bookings/bulk', 'post', 'ErrorStyle1'],
+      ['/customers/{id}', 'put', 'ErrorStyle3'],
+      ['/payments', 'post', 'ErrorStyle2'],
+    ] as const) {
+      const responses = doc.paths[`${ROOT}${path}`][method].responses;
+      for (const status of ['409', '422']) {
+        expect(JSON.stringify(responses[status]), `${method} ${path} ${status}`).toContain(style);
+      }
+    }
   });
 });

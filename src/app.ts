@@ -23,6 +23,7 @@ import { API_ROOT } from './http/route-config.js';
 import { SHARED_SCHEMAS } from './http/schemas.js';
 import { sentTypeValidators } from './http/sent-types.js';
 import adminRoutes from './modules/admin/routes.js';
+import manageRoutes from './modules/manage/routes.js';
 import { AuditRecorder } from './modules/audit/recorder.js';
 import { DEFAULT_POLL_MS, MailSender } from './modules/mail/sender.js';
 import { initialiseSettings } from './modules/settings/service.js';
@@ -175,5 +176,6 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   for (const routes of MODULE_ROUTES) await app.register(routes, { prefix: API_ROOT });
   await app.register(adminRoutes, { prefix: '/admin', rateLimits });
+  await app.register(manageRoutes, { prefix: '/manage-booking', publicUrl: config.publicUrl });
   return app;
 }

@@ -24,9 +24,13 @@ function fullName(first: string, last: string): string {
  * customer cannot turn their link into the agent's.
  */
 export function manageLinks(publicUrl: string, row: { booking_code: string; access_key: string }): { agent: string; customer: string } {
-  const customerKey = hash('sha256', row.access_key, 'base64url').slice(0, 32);
   const base = `${publicUrl}/manage-booking/${encodeURIComponent(row.booking_code)}`;
-  return { agent: `${base}?role=agent&key=${row.access_key}`, customer: `${base}?role=customer&key=${customerKey}` };
+  return { agent: `${base}?role=agent&key=${manageKey('agent', row.access_key)}`, customer: `${base}?role=customer&key=${manageKey('customer', row.access_key)}` };
+}
+
+/** The key in the agent's or the customer's manage link of a booking with this access key. */
+export function manageKey(role: 'agent' | 'customer', accessKey: string): string {
+  return role === 'agent' ? accessKey : hash('sha256', accessKey, 'base64url').slice(0, 32);
 }
 
 export function toDetail(

@@ -1,6 +1,7 @@
 import type { DateTime } from 'luxon';
 import type { BookingDetails, CalendarAgent, CalendarBooking } from '../repository.js';
-import { badge, href, html, type SafeHtml } from '../html.js';
+import { badge, href } from '../html.js';
+import { html, type SafeHtml } from '../../../lib/html.js';
 import { displayInstant } from '../service.js';
 import { formatCents } from '../../../lib/money.js';
 

@@ -1,7 +1,8 @@
 import { PERMISSIONS } from '../../api-keys/permissions.js';
 import { DEFAULT_LIMITS, type ApiKey } from '../../api-keys/service.js';
 import { displayInstant } from '../service.js';
-import { badge, csrfField, html, notice, type SafeHtml } from '../html.js';
+import { badge, csrfField, notice } from '../html.js';
+import { html, type SafeHtml } from '../../../lib/html.js';
 
 export interface KeyFormValues {
   name: string;

@@ -1,6 +1,7 @@
 import type { ApiKey } from '../../api-keys/service.js';
 import type { AuditEntry } from '../../audit/repository.js';
-import { badge, html, pager, type SafeHtml } from '../html.js';
+import { badge, pager } from '../html.js';
+import { html, type SafeHtml } from '../../../lib/html.js';
 import { displayInstant, type UsageChart } from '../service.js';
 
 export interface LogFilterValues {

@@ -1,7 +1,8 @@
 import { WEEKDAYS, type Weekday } from '../../schedules/model.js';
 import { OUTBOX_STATUSES } from '../../mail/table.js';
 import type { OutboxRow } from '../../mail/repository.js';
-import { badge, csrfField, href, html, notice, pager, type SafeHtml } from '../html.js';
+import { badge, csrfField, href, notice, pager } from '../html.js';
+import { html, type SafeHtml } from '../../../lib/html.js';
 import { displayInstant } from '../service.js';
 
 export interface SettingsFormValues {

@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { MONDAY, newSite, requester } from '../bookings/setup.js';
+import { DIALECTS, useTestApp, type Json } from '../helper.js';
+
+const PUBLIC_URL = 'https://book.example.test';
+
+describe.each(DIALECTS)('manage-booking links (%s)', (dialect) => {
+  const t = useTestApp(dialect, { SITE_TIMEZONE: 'Europe/Berlin', PUBLIC_URL });
+  const call = requester(t);
+
+  async function booked(): Promise<Json> {
+    const site = await newSite(t.db);
+    await t.db.updateTable('services').set({ name: 'Cut <script>alert(1)</script>' }).where('id', '=', site.serviceId).execute();
+    const created = await call('POST', '/bookings', {
+      service_id: site.serviceId,
+      agent_id: site.agentId,
+      start_date: MONDAY,
+      start_time: '10:00',
+      customer: { first_name: 'Ada', last_name: 'Byron', email: `ada.${Math.random()}@example.test` },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    return (await call('GET', `/bookings/${created.json().data.id}`)).json().data;
+  }
+  const open = (link: string) => t.app.inject({ method: 'GET', url: link.slice(PUBLIC_URL.length) });
+
+  it("shows the booking behind the customer's and the agent's link, escaped, in a page no one may frame", async () => {
+    const booking = await booked();
+    for (const link of [booking.manage_booking_for_customer, booking.manage_booking_for_agent] as string[]) {
+      expect(link.startsWith(`${PUBLIC_URL}/manage-booking/${booking.booking_code}?`)).toBe(true);
+      const page = await open(link);
+      expect(page.statusCode).toBe(200);
+      expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(page.headers['x-frame-options']).toBe('DENY');
+      expect(page.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+      expect(page.body).toContain(booking.booking_code);
+      expect(page.body).toContain('2030-01-07 10:00–11:00 (Europe/Berlin)');
+      expect(page.body).toContain('Cut &#60;script&#62;alert(1)&#60;/script&#62;');
+      expect(page.body).not.toContain('<script>');
+      expect(page.body).toContain('Cancel this booking');
+    }
+  });
+
+  it('answers 404 for a wrong key, the other role with the same key, or an unknown code', async () => {
+    const booking = await booked();
+    const customer = new URL(booking.manage_booking_for_customer as string);
+    const key = customer.searchParams.get('key') ?? '';
+    for (const path of [
+      `${customer.pathname}?role=customer&key=${key.slice(0, -1)}x`,
+      `${customer.pathname}?role=agent&key=${key}`,
+      `/manage-booking/NOSUCHCODE?role=customer&key=${key}`,
+      `${customer.pathname}?role=owner&key=${key}`,
+      `${customer.pathname}`,
+    ]) {
+      const page = await t.app.inject({ method: 'GET', url: path });
+      expect(page.statusCode, path).toBe(404);
+      expect(page.body).toContain('Booking not found');
+      expect(page.body).not.toContain(booking.booking_code);
+    }
+  });
+
+  it('cancels the booking from its link, with a change notice, and then offers no cancel', async () => {
+    const booking = await booked();
+    const link = new URL(booking.manage_booking_for_customer as string);
+    const form = new URLSearchParams({ role: 'customer', key: link.searchParams.get('key') ?? '' }).toString();
+    const wrong = await t.app.inject({ method: 'POST', url: `${link.pathname}/cancel`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: form.replace('key=', 'key=x') });
+    expect(wrong.statusCode).toBe(404);
+    expect((await call('GET', `/bookings/${booking.id}`)).json().data.status).toBe('pending');
+
+    const cancelled = await t.app.inject({ method: 'POST', url: `${link.pathname}/cancel`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: form });
+    expect(cancelled.statusCode).toBe(303);
+    expect(cancelled.headers.location).toBe(`${link.pathname}${link.search}&done=cancelled`);
+    expect((await call('GET', `/bookings/${booking.id}`)).json().data.status).toBe('cancelled');
+    const mails = await t.db.selectFrom('outbox').select('kind').where('recipient', '=', booking.customer.email).execute();
+    expect(mails.filter((m) => m.kind === 'booking_change')).toHaveLength(1);
+
+    const page = await t.app.inject({ method: 'GET', url: String(cancelled.headers.location) });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('The booking is cancelled.');
+    expect(page.body).not.toContain('Cancel this booking');
+  });
+});

@@ -51,10 +51,19 @@ function findCommand(argv: readonly string[]): { command: Command; args: string[
 
 /** Runs one CLI command; returns the exit code. Every command first migrates the database. */
 export async function runCli(argv: readonly string[], io: CliIo, env: Record<string, string | undefined>): Promise<number> {
+  const asksHelp = (args: readonly string[]) => args.includes('--help') || args.includes('-h');
+  if (argv.length === 1 && (asksHelp(argv) || argv[0] === 'help')) {
+    io.stdout.write(usage());
+    return 0;
+  }
   const found = findCommand(argv);
   if (!found) {
     io.stderr.write(usage());
     return 2;
+  }
+  if (asksHelp(found.args)) {
+    io.stdout.write(`usage: booking ${found.command.usage}\n`);
+    return 0;
   }
   let config;
   try {

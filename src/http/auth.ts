@@ -48,6 +48,14 @@ function rateLimitError(decision: RateDecision, now: number): AppError {
  * Authentication, per-key rate limits, permission checks and the audit trail for every route
  * under the API root that is not public.
  */
+/** X-RateLimit-* of the window with the fewest requests left (contract §5). */
+function setRateLimitHeaders(reply: FastifyReply, decision: RateDecision): void {
+  const window = tightest(decision.windows);
+  reply.header('x-ratelimit-limit', String(window.limit));
+  reply.header('x-ratelimit-remaining', String(window.remaining));
+  reply.header('x-ratelimit-reset', String(Math.ceil(window.resetAt / 1000)));
+}
+
 export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
   app.decorateRequest('apiKey', undefined);
   app.decorateRequest('audited', false);
@@ -69,6 +77,8 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
     const refusedInProduction = key?.type === 'test' && options.nodeEnv === 'production';
     if (!key || refusedInProduction) {
       const decision = await options.rateLimits.consume(`authfail:${request.ip}`, [{ limit: FAILED_AUTH_PER_MINUTE, durationMs: MINUTE_MS }], now);
+      // Without a key, the headers describe the client's budget of failed authentications.
+      setRateLimitHeaders(reply, decision);
       if (!decision.allowed) {
         const error = rateLimitError(decision, now);
         reply.header('retry-after', String(error.extra?.retry_after));
@@ -93,10 +103,7 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
       ],
       now,
     );
-    const window = tightest(decision.windows);
-    reply.header('x-ratelimit-limit', String(window.limit));
-    reply.header('x-ratelimit-remaining', String(window.remaining));
-    reply.header('x-ratelimit-reset', String(Math.ceil(window.resetAt / 1000)));
+    setRateLimitHeaders(reply, decision);
     if (!decision.allowed) {
       const error = rateLimitError(decision, now);
       reply.header('retry-after', String(error.extra?.retry_after));

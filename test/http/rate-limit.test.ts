@@ -79,11 +79,15 @@ describe.each(DIALECTS)('rate limits (%s)', (dialect) => {
     for (let i = 0; i < 30; i++) {
       const res = await t.app.inject({ url: STATUS, remoteAddress: ip, headers: { 'x-api-key': 'bk_test_wrongwrongwrongwrongwrongwrong' } });
       expect(res.statusCode).toBe(401);
+      // The headers describe the client's budget of failed authentications.
+      expect(res.headers).toMatchObject({ 'x-ratelimit-limit': '30', 'x-ratelimit-remaining': String(29 - i) });
     }
     const blocked = await t.app.inject({ url: STATUS, remoteAddress: ip });
     expect(blocked.statusCode).toBe(429);
     expect(blocked.json().error.code).toBe('rate_limit_exceeded');
     expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
+    expect(blocked.headers).toMatchObject({ 'x-ratelimit-limit': '30', 'x-ratelimit-remaining': '0' });
+    expect(blocked.headers['x-ratelimit-reset']).toMatch(/^\d+$/);
     const valid = await t.app.inject({ url: STATUS, remoteAddress: ip, headers: { 'x-api-key': await t.key() } });
     expect(valid.statusCode).toBe(200);
     const otherIp = await t.app.inject({ url: STATUS, remoteAddress: '203.0.113.8' });

@@ -44,10 +44,6 @@ function rateLimitError(decision: RateDecision, now: number): AppError {
   });
 }
 
-/**
- * Authentication, per-key rate limits, permission checks and the audit trail for every route
- * under the API root that is not public.
- */
 /** X-RateLimit-* of the window with the fewest requests left (contract §5). */
 function setRateLimitHeaders(reply: FastifyReply, decision: RateDecision): void {
   const window = tightest(decision.windows);
@@ -56,6 +52,10 @@ function setRateLimitHeaders(reply: FastifyReply, decision: RateDecision): void 
   reply.header('x-ratelimit-reset', String(Math.ceil(window.resetAt / 1000)));
 }
 
+/**
+ * Authentication, per-key rate limits, permission checks and the audit trail for every route
+ * under the API root that is not public.
+ */
 export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
   app.decorateRequest('apiKey', undefined);
   app.decorateRequest('audited', false);

@@ -46,7 +46,8 @@ export function validationDetails(issues: readonly ValidationIssue[]): ErrorDeta
   for (const issue of issues) {
     // anyOf/oneOf repeat each branch's complaint; the first that says something names the field well enough.
     const field = fieldOf(issue);
-    if (field in details && !(vague.has(field) && !saysLittle(issue))) continue;
+    const better = !(field in details) || (vague.has(field) && !saysLittle(issue));
+    if (!better) continue;
     details[field] = messageOf(issue);
     if (saysLittle(issue)) vague.add(field);
     else vague.delete(field);

@@ -32,8 +32,8 @@ export function parseInclude<T extends string>(raw: string | undefined, allowed:
   return new Set(names as T[]);
 }
 
-/** Case-insensitive "contains" on both dialects; the text's own % and _ match literally. */
-export function containsText(column: string, text: string): Expression<SqlBool> {
+/** Case-insensitive "contains" on both dialects, of a column or text made of columns; the text's own % and _ match literally. */
+export function containsText(column: string | Expression<string>, text: string): Expression<SqlBool> {
   const pattern = `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  return sql<SqlBool>`lower(${sql.ref(column)}) like ${pattern} escape '\\'`;
+  return sql<SqlBool>`lower(${typeof column === 'string' ? sql.ref(column) : column}) like ${pattern} escape '\\'`;
 }

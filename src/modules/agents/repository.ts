@@ -29,10 +29,13 @@ export interface ServiceLink {
 
 function filtered(db: Db, f: AgentFilter) {
   let q = db.selectFrom('agents').where('agents.deleted_at', 'is', null);
-  const { search, phone, locationId, serviceId } = f;
+  const { phone, locationId, serviceId } = f;
+  const search = f.search?.trim();
   if (f.status) q = q.where('agents.status', '=', f.status);
   if (search) {
-    q = q.where((eb) => eb.or([containsText('agents.first_name', search), containsText('agents.last_name', search), containsText('agents.email', search)]));
+    // The full name holds the first and the last: "Maria", "Keller" and "Maria Keller" all find her.
+    const fullName = sql<string>`agents.first_name || ' ' || agents.last_name`;
+    q = q.where((eb) => eb.or([containsText(fullName, search), containsText('agents.email', search)]));
   }
   if (f.email !== undefined) q = q.where(sql`lower(agents.email)`, '=', f.email.trim().toLowerCase());
   if (phone) q = q.where(containsText('agents.phone', phone));

@@ -52,7 +52,7 @@ const Include = Type.String({ description: `comma-separated: ${AGENT_INCLUDES.jo
 export const AgentListQuery = Type.Object({
   ...pageParams(AGENTS_PER_PAGE),
   status: Type.Optional(Type.Enum(AGENT_STATUSES)),
-  search: Type.Optional(Type.String({ description: 'Part of the first name, last name or email (case-insensitive)' })),
+  search: Type.Optional(Type.String({ description: 'Part of the full name (first, last or both) or the email; case-insensitive, trimmed' })),
   email: Type.Optional(Type.String({ description: 'exact email (case-insensitive)' })),
   phone: Type.Optional(Type.String({ description: 'part of the phone number' })),
   location_id: Type.Optional(Id()),

@@ -133,14 +133,15 @@ async function applyUpdate(
     duration = candidate.durationMinutes;
     if (serviceChanged) priceCents ??= candidate.customPriceCents ?? servicePriceCents(service);
     const start = timeChanged ? startInstant(update.startDate ?? localDate, update.startTime ?? localTime, context) : Date.parse(booking.start_at);
-    const startDate = inZone(start, context.timezone).toFormat('yyyy-MM-dd');
+    const startLocal = inZone(start, context.timezone);
+    const startDate = startLocal.toFormat('yyyy-MM-dd');
     if (rescheduled) workingCandidates([candidate], startDate, start, context, true);
     if (status !== 'cancelled') {
       await freeCandidate(
         trx,
         [candidate],
         [candidate],
-        { date: startDate, time: inZone(start, context.timezone).toFormat('HH:mm') },
+        { date: startDate, time: startLocal.toFormat('HH:mm') },
         start,
         service,
         { context, lockedAgents: new Set([agentId]), pending: [], pendingEmails: new Set() },

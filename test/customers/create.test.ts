@@ -72,7 +72,7 @@ describe.each(DIALECTS)('POST /customers (%s)', (dialect) => {
     const mails = await outboxFor(email);
     expect(mails).toHaveLength(1);
     expect(mails[0]).toMatchObject({ kind: 'customer_welcome', status: 'pending' });
-    expect(JSON.parse(mails[0]!.payload)).toMatchObject({ customer_id: c.id, first_name: 'Ada', customer_code: c.customer_code });
+    expect(JSON.parse(mails[0]!.payload)).toMatchObject({ customer_id: c.id, customer_name: `Ada ${c.last_name}`, email, customer_code: c.customer_code });
   });
 
   it('creates customers without an email: no welcome mail, a default avatar, several may exist', async () => {

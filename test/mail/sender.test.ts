@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { buildApp } from '../../src/app.js';
 import { enqueueMail } from '../../src/modules/mail/outbox.js';
 import { MailSender } from '../../src/modules/mail/sender.js';
+import { MONDAY, newSite, requester } from '../bookings/setup.js';
 import { buildTestApp, DIALECTS, testConfig, useTestApp, type TestEnv } from '../helper.js';
 import { deadSmtpUrl, startSmtp, type TestSmtp } from './smtp.js';
 
@@ -89,6 +90,36 @@ describe.each(DIALECTS)('mail sender (%s)', (dialect) => {
       expect(row).toMatchObject({ status: 'sent', attempts: 1, last_error: null, locked_until: null });
       expect(row.sent_at).not.toBeNull();
     }
+  });
+
+  it('renders what the API writes: the welcome, a confirmation with its time, and a change notice saying what changed', async () => {
+    const site = await newSite(t.db);
+    const call = requester(t);
+    const customer = await call('POST', '/customers', { first_name: 'Cleo', last_name: 'Park', email: 'cleo.park@example.test' });
+    expect(customer.statusCode).toBe(201);
+    const created = await call('POST', '/bookings', {
+      service_id: site.serviceId,
+      agent_id: site.agentId,
+      customer_id: customer.json().data.id,
+      start_date: MONDAY,
+      start_time: '10:00',
+      send_confirmation: true,
+    });
+    expect(created.statusCode).toBe(201);
+    const moved = await call('PUT', `/bookings/${created.json().data.id}`, { start_time: '11:30', status: 'approved', send_notification: true });
+    expect(moved.statusCode).toBe(200);
+
+    expect(await t.app.mailSender.runOnce()).toMatchObject({ sent: 3 });
+    const [welcome, confirmation, change] = smtp.received.map((m) => m.message);
+
+    expect(welcome).toContain('Hello Cleo Park,');
+    expect(welcome).toMatch(/Email: +cleo\.park@example\.test/);
+    expect(confirmation).toContain('We have received your booking; it awaits confirmation.');
+    expect(confirmation).toMatch(/When: +Monday, 7 January 2030, 10:00–11:00 \(UTC\)/);
+    expect(change).toMatch(/When: +Monday, 7 January 2030, 11:30–12:30 \(UTC\)/);
+    expect(change).toContain('- Time: 10:00–11:00 → 11:30–12:30');
+    expect(change).toContain('- Status: pending → approved');
+    expect(change).not.toContain('- Date:');
   });
 
   it('retries a refused mail with growing delays, then marks it failed with the error', async () => {

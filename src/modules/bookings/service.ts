@@ -474,7 +474,7 @@ export function bookingItemData(booking: {
 }
 
 /** The mail about a booking to its customer, or undefined for a customer without an email. */
-function mailOf(booking: BookingView, kind: 'booking_confirmation' | 'booking_change'): OutgoingMail | undefined {
+function mailOf(booking: BookingView, kind: 'booking_confirmation' | 'booking_change', changes: string[] = []): OutgoingMail | undefined {
   const recipient = booking.customer.email;
   if (!recipient) return undefined;
   const when = `${booking.start_date} ${booking.start_time}`;
@@ -493,17 +493,34 @@ function mailOf(booking: BookingView, kind: 'booking_confirmation' | 'booking_ch
       service_name: booking.service_name,
       agent_name: booking.agent.full_name,
       location_name: booking.location.name,
-      start_datetime: booking.start_datetime,
-      end_datetime: booking.end_datetime,
+      start_date: booking.start_date,
+      start_time: booking.start_time,
+      end_time: booking.end_time,
       timezone: booking.timezone,
       price: booking.price,
       manage_url: booking.manage_booking_for_customer,
+      ...(changes.length > 0 ? { changes } : {}),
     },
   };
 }
 
-export async function mailAbout(db: Db, booking: BookingView, kind: 'booking_confirmation' | 'booking_change'): Promise<boolean> {
-  const mail = mailOf(booking, kind);
+/** What a change notice lists: each fact the customer sees that differs, as "Time: 09:00–10:00 → 10:00–11:00". */
+export function bookingChanges(before: BookingView, after: BookingView): string[] {
+  const facts = (b: BookingView): [string, string][] => [
+    ['Service', b.service_name],
+    ['Date', b.start_date],
+    ['Time', `${b.start_time}–${b.end_time}`],
+    ['With', b.agent.full_name],
+    ['Where', b.location.name],
+    ['Status', b.status],
+    ['Price', b.price],
+  ];
+  const old = new Map(facts(before));
+  return facts(after).flatMap(([label, value]) => (old.get(label) === value ? [] : [`${label}: ${old.get(label) ?? ''} → ${value}`]));
+}
+
+export async function mailAbout(db: Db, booking: BookingView, kind: 'booking_confirmation' | 'booking_change', changes: string[] = []): Promise<boolean> {
+  const mail = mailOf(booking, kind, changes);
   if (mail) await enqueueMail(db, mail);
   return mail !== undefined;
 }

@@ -12,6 +12,7 @@ import { loadDetail, servicePriceCents, type BookingView } from './present.js';
 import { checkMergedMeta } from './request.js';
 import * as repository from './repository.js';
 import {
+  bookingChanges,
   bookingItemData,
   bookingLock,
   freeCandidate,
@@ -98,6 +99,8 @@ async function applyUpdate(
 ): Promise<BookingView> {
   const status = update.status ?? booking.status;
   checkTransition(booking.status, status, mayManageCompleted);
+  // A change notice says what changed, so it needs the booking as its customer saw it before.
+  const before = update.sendNotification ? await loadDetail(trx, booking.id, handle.publicUrl) : undefined;
   const context = await slotContext(trx);
 
   const changed = <K extends 'service_id' | 'agent_id' | 'location_id' | 'duration'>(
@@ -197,6 +200,6 @@ async function applyUpdate(
     });
     await setBookingItemData(trx, booking.order_id, booking.id, itemData, nowIso());
   }
-  if (update.sendNotification) await mailAbout(trx, view, 'booking_change');
+  if (before) await mailAbout(trx, view, 'booking_change', bookingChanges(before, view));
   return view;
 }

@@ -310,9 +310,8 @@ export async function persistNewCustomer(db: Db, row: Parameters<typeof reposito
           payload: {
             customer_id: created.id,
             customer_code: created.customer_code,
-            first_name: created.first_name,
-            last_name: created.last_name,
-            full_name: `${created.first_name} ${created.last_name}`,
+            customer_name: `${created.first_name} ${created.last_name}`.trim(),
+            email: created.email,
           },
         });
       }

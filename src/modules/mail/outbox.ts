@@ -1,13 +1,14 @@
 import type { Db } from '../../db/database.js';
 import { nowIso } from '../../lib/time.js';
 import type { MailKind } from './table.js';
+import type { MailPayload } from './templates.js';
 
 export interface OutgoingMail {
   kind: MailKind;
   recipient: string;
   subject: string;
-  /** What the templates render; JSON-serialisable. */
-  payload: Record<string, unknown>;
+  /** What the templates render. */
+  payload: MailPayload;
 }
 
 function outboxRow(mail: OutgoingMail, at: string) {

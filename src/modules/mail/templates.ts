@@ -14,8 +14,11 @@ import type { MailKind } from './table.js';
  *   booking_change also `changes`: lines saying what changed ("Time: 10:00 → 11:00").
  * customer_welcome:
  *   customer_name, customer_code, email.
+ * booking_id and customer_id name the record for whoever reads the outbox; no template shows them.
  */
 export interface MailPayload {
+  booking_id?: number;
+  customer_id?: number;
   customer_name?: string;
   customer_code?: string;
   email?: string;
@@ -108,7 +111,7 @@ function bodyOf(kind: MailKind, p: MailPayload): Body {
   switch (kind) {
     case 'booking_confirmation':
       return {
-        intro: ['Your booking is confirmed. Here are the details:'],
+        intro: [p.status === 'pending' ? 'We have received your booking; it awaits confirmation. Here are the details:' : 'Your booking is confirmed. Here are the details:'],
         facts: bookingFacts(p),
         ...(p.manage_url ? { link: { label: 'View or change your booking', url: p.manage_url } } : {}),
         outro: ['We look forward to seeing you.'],

@@ -130,7 +130,7 @@ describe('weekly hours form', () => {
     expect(problems).toEqual({
       monday: '10:00-09:00: the start must be before the end',
       tuesday: '09:00-11:00 and 10:30-12:00 overlap',
-      wednesday: 'times must be HH:MM (00:00 to 23:59), got "9:00-17:00"',
+      wednesday: 'times must be HH:MM (00:00 to 23:59; an end may be 24:00), got "9:00-17:00"',
       friday: '"all day" is not a period such as 09:00-17:00',
     });
     expect(parseWeeklyForm({ monday: '09:00-12:00,12:00-13:00' }).problems).toEqual({});

@@ -36,6 +36,27 @@ describe.each(DIALECTS)('GET /availability (%s)', (dialect) => {
     expect(startsOf(day).at(-1)).toBe('16:00');
   });
 
+  it('a working period may end at 24:00: the last hour of the day is offered and bookable, nothing past midnight', async () => {
+    const site = await newSite(t.db);
+    const hours = await call('PUT', `/agents/${site.agentId}/schedule`, { weekly: { monday: [{ start: '21:00', end: '24:00' }] } });
+    expect(hours.statusCode).toBe(200);
+    expect(hours.json().data.weekly.monday).toEqual([{ start: '21:00', end: '24:00' }]);
+    const [day] = (await availability(`service_id=${site.serviceId}&agent_id=${site.agentId}&date=${MONDAY}`)).data.days;
+    expect(startsOf(day)).toEqual(['21:00', '21:30', '22:00', '22:30', '23:00']);
+    expect(day.slots.at(-1)).toMatchObject({ end_time: '00:00', start_datetime: '2030-01-07T23:00:00+01:00' });
+
+    const book = (start_time: string) =>
+      call('POST', '/bookings', { service_id: site.serviceId, agent_id: site.agentId, customer_id: site.customerId, start_date: MONDAY, start_time });
+    expect((await book('23:30')).statusCode).toBe(422);
+    const last = await book('23:00');
+    expect(last.statusCode).toBe(201);
+    expect(last.json().data).toMatchObject({ end_date: '2030-01-08', end_time: '00:00', end_datetime: '2030-01-08T00:00:00+01:00' });
+
+    const past = await call('PUT', `/agents/${site.agentId}/schedule`, { weekly: { monday: [{ start: '21:00', end: '24:01' }] } });
+    expect(past.statusCode).toBe(422);
+    expect(past.json().error.details).toEqual({ 'weekly.monday.0.end': 'must be a time HH:MM from 00:00 to 24:00' });
+  });
+
   it('writes its body exactly as JSON.stringify would, in the shape of its response schema', async () => {
     const site = await newSite(t.db);
     await addAgent(t.db, site);

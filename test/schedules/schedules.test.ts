@@ -43,7 +43,7 @@ describe.each(DIALECTS)('schedules (%s)', (dialect) => {
         monday: [{ start: '9:00', end: '17:00' }],
         tuesday: [{ start: '12:00', end: '12:00' }],
         wednesday: [{ start: '09:00', end: '13:00' }, { start: '12:30', end: '15:00' }],
-        thursday: [{ start: '10:00', end: '24:00' }],
+        thursday: [{ start: '10:00', end: '24:30' }],
         Friday: [],
         caturday: [],
       },

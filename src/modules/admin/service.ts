@@ -3,9 +3,7 @@ import type { Db } from '../../db/database.js';
 import { AppError } from '../../http/errors.js';
 import { nowIso } from '../../lib/time.js';
 import type { HourlyUsage } from '../audit/repository.js';
-import { readSiteSchedule, SITE_SCHEDULE_KEY, WEEKDAYS, type Period, type Schedule, type Weekday, type Weekly } from '../schedules/model.js';
-
-const HH_MM = /^([01]\d|2[0-3]):[0-5]\d$/;
+import { PERIOD_END, PERIOD_START, readSiteSchedule, SITE_SCHEDULE_KEY, WEEKDAYS, type Period, type Schedule, type Weekday, type Weekly } from '../schedules/model.js';
 
 /**
  * Checks one weekday's periods: each HH:MM to HH:MM with start before end, and no two
@@ -13,7 +11,7 @@ const HH_MM = /^([01]\d|2[0-3]):[0-5]\d$/;
  */
 export function periodsProblem(periods: readonly Period[]): string | undefined {
   for (const { start, end } of periods) {
-    if (!HH_MM.test(start) || !HH_MM.test(end)) return `times must be HH:MM (00:00 to 23:59), got "${start}-${end}"`;
+    if (!PERIOD_START.test(start) || !PERIOD_END.test(end)) return `times must be HH:MM (00:00 to 23:59; an end may be 24:00), got "${start}-${end}"`;
     if (start >= end) return `${start}-${end}: the start must be before the end`;
   }
   const sorted = [...periods].sort((a, b) => a.start.localeCompare(b.start));

@@ -1,10 +1,15 @@
 import type { Db } from '../../db/database.js';
 
-/** "HH:MM" local wall-clock times; start < end within one day. */
+/** "HH:MM" local wall-clock times; start < end within one day, where an end of 24:00 is the day's last moment. */
 export interface Period {
   start: string;
   end: string;
 }
+
+/** A period's start: 00:00 to 23:59. */
+export const PERIOD_START = /^([01]\d|2[0-3]):[0-5]\d$/;
+/** A period's end: also 24:00, so that work can go on until midnight. */
+export const PERIOD_END = /^(([01]\d|2[0-3]):[0-5]\d|24:00)$/;
 
 export const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
 export type Weekday = (typeof WEEKDAYS)[number];

@@ -4,7 +4,7 @@ import { envelopeB } from '../../http/envelope.js';
 export const PeriodSchema = Type.Object(
   {
     start: Type.String({ description: 'HH:MM, 00:00 to 23:59' }),
-    end: Type.String({ description: 'HH:MM, after start' }),
+    end: Type.String({ description: 'HH:MM, after start; 24:00 for midnight at the end of the day' }),
   },
   { additionalProperties: false },
 );

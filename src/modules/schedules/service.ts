@@ -1,6 +1,6 @@
 import { FieldErrors } from '../../http/field-errors.js';
 import { isIsoDate } from '../../lib/time.js';
-import { WEEKDAYS, type Period, type Schedule, type Weekday, type Weekly } from './model.js';
+import { PERIOD_END, PERIOD_START, WEEKDAYS, type Period, type Schedule, type Weekday, type Weekly } from './model.js';
 
 export interface PeriodInput {
   start: string;
@@ -15,8 +15,6 @@ export interface ScheduleInput {
   exceptions?: { date: string; periods?: PeriodInput[] }[];
 }
 
-const TIME = /^([01]\d|2[0-3]):[0-5]\d$/;
-
 function isWeekday(name: string): name is Weekday {
   return (WEEKDAYS as readonly string[]).includes(name);
 }
@@ -25,10 +23,10 @@ function isWeekday(name: string): name is Weekday {
 function checkPeriods(periods: readonly PeriodInput[], path: string, errors: FieldErrors): Period[] {
   const valid: { period: Period; index: number }[] = [];
   periods.forEach(({ start, end }, index) => {
-    const startOk = TIME.test(start);
-    const endOk = TIME.test(end);
+    const startOk = PERIOD_START.test(start);
+    const endOk = PERIOD_END.test(end);
     if (!startOk) errors.add(`${path}.${index}.start`, 'must be a time HH:MM from 00:00 to 23:59');
-    if (!endOk) errors.add(`${path}.${index}.end`, 'must be a time HH:MM from 00:00 to 23:59');
+    if (!endOk) errors.add(`${path}.${index}.end`, 'must be a time HH:MM from 00:00 to 24:00');
     if (startOk && endOk && start >= end) errors.add(`${path}.${index}`, `start ${start} must be before end ${end}`);
     else if (startOk && endOk) valid.push({ period: { start, end }, index });
   });

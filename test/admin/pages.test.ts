@@ -7,7 +7,7 @@ import { readSiteSchedule, SITE_SCHEDULE_KEY } from '../../src/modules/schedules
 import { getSettings } from '../../src/modules/settings/service.js';
 import { connectAgent, insertAgent, insertBooking, insertCustomer, insertLocation, insertService } from '../fixtures.js';
 import { DIALECTS, useTestApp } from '../helper.js';
-import { form, FORM, PASSWORD, signIn, type Signed } from './session.js';
+import { csrfOf, form, FORM, PASSWORD, signIn, type Signed } from './session.js';
 
 const WEEKLY_FORM = {
   monday: '09:00-12:00, 13:00-17:00',
@@ -31,6 +31,34 @@ describe.each(DIALECTS)('admin pages (%s)', (dialect) => {
   const post = (url: string, values: Record<string, string | string[]>) =>
     t.app.inject({ method: 'POST', url, headers: { ...FORM, cookie: s.cookie }, payload: form({ _csrf: s.csrf, ...values }) });
   const api = (key: string, url: string) => t.app.inject({ method: 'GET', url, headers: { 'x-api-key': key } });
+
+  it('a JSON body whose values are not text is a form without them: a 4xx page, never 500', async () => {
+    const json = (url: string, values: Record<string, unknown>, cookie = s.cookie) =>
+      t.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json', cookie }, payload: JSON.stringify(values) });
+    for (const [url, values] of [
+      ['/admin/keys', { name: 5, permissions: '*' }],
+      ['/admin/keys', { name: ['x'], permissions: [{}] }],
+      ['/admin/settings', { timezone: 5 }],
+      ['/admin/settings', { timezone: ['UTC'], slot_interval_minutes: {} }],
+    ] as const) {
+      const res = await json(url, { _csrf: s.csrf, ...values });
+      expect(res.statusCode, `${url} ${JSON.stringify(values)}`).toBeGreaterThanOrEqual(400);
+      expect(res.statusCode).toBeLessThan(500);
+    }
+
+    const login = await t.app.inject({ method: 'GET', url: '/admin/login', remoteAddress: '10.0.0.9' });
+    const loginCookie = login.cookies.find((c) => c.name === 'bk_admin_login');
+    for (const password of [5, [5], {}]) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/admin/login',
+        remoteAddress: '10.0.0.9',
+        headers: { 'content-type': 'application/json', cookie: `bk_admin_login=${loginCookie?.value ?? ''}` },
+        payload: JSON.stringify({ _csrf: csrfOf(login.body), password }),
+      });
+      expect(res.statusCode, JSON.stringify(password)).toBe(401);
+    }
+  });
 
   describe('API keys', () => {
     it('creates a key, shows its value once, and only a hash is stored', async () => {

@@ -78,4 +78,21 @@ describe.each(DIALECTS)('manage-booking links (%s)', (dialect) => {
     expect(page.body).toContain('The booking is cancelled.');
     expect(page.body).not.toContain('Cancel this booking');
   });
+
+  it('answers a malformed, oversized or unparsable cancel with a 4xx page, never 500', async () => {
+    const booking = await booked();
+    const url = `/manage-booking/${booking.booking_code}/cancel`;
+    for (const [type, payload, status] of [
+      ['application/json', '{', 400],
+      ['application/json', '', 400],
+      ['multipart/form-data; boundary=x', '--x--', 415],
+      ['application/x-www-form-urlencoded', `key=${'k'.repeat(1_100_000)}`, 413],
+    ] as const) {
+      const res = await t.app.inject({ method: 'POST', url, headers: { 'content-type': type }, payload });
+      expect(res.statusCode, type).toBe(status);
+      expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(res.body).toContain('Request not understood');
+    }
+    expect((await call('GET', `/bookings/${booking.id}`)).json().data.status).toBe('pending');
+  });
 });

@@ -74,22 +74,25 @@ const OutboxQuery = Type.Object({
   page: PageQuery,
 });
 
-type Form = Record<string, string | string[] | undefined>;
+/** A posted form; a JSON body is parsed too, so its values may be of any type. */
+type Form = Record<string, unknown>;
 
 function formOf(request: FastifyRequest): Form {
   const body = request.body;
   return typeof body === 'object' && body !== null ? (body as Form) : {};
 }
 
-/** A form field as one string ('' when absent; the first when repeated). */
+/** A form field as one string ('' when absent or not text; the first when repeated). */
 function field(form: Form, name: string): string {
   const value = form[name];
-  return (Array.isArray(value) ? value[0] : value) ?? '';
+  const first: unknown = Array.isArray(value) ? value[0] : value;
+  return typeof first === 'string' ? first : '';
 }
 
+/** Every text value of a form field. */
 function fields(form: Form, name: string): string[] {
   const value = form[name];
-  return value === undefined ? [] : Array.isArray(value) ? value : [value];
+  return (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === 'string');
 }
 
 function sameToken(sent: unknown, expected: string | undefined): boolean {

@@ -100,6 +100,11 @@ export default async function manageRoutes(app: App, options: { publicUrl: strin
   app.setErrorHandler((error, request, reply) => {
     if (error instanceof AppError) return sendPage(reply, 422, 'Booking', html`<h1>Not possible</h1><p>${error.message}</p>`);
     if ((error as { validation?: unknown }).validation) return sendPage(reply, 404, 'Booking not found', NOT_FOUND);
+    // Fastify's own refusals of a body: malformed, too large, of a type no parser takes.
+    const { statusCode } = error as { statusCode?: unknown };
+    if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {
+      return sendPage(reply, statusCode, 'Request not understood', html`<h1>Request not understood</h1><p>Please use the button on the booking's page.</p>`);
+    }
     request.log.error({ err: error }, 'manage-booking page failed');
     return sendPage(reply, 500, 'Error', html`<h1>Something went wrong</h1><p>Please try again later.</p>`);
   });

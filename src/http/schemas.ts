@@ -57,5 +57,11 @@ export const Id = (options: TSchemaOptions = {}) => Type.Integer({ minimum: 1, m
 /** Any other integer a 32-bit column stores (display order, image ids and the like). */
 export const Int32 = (options: TSchemaOptions = {}) => Type.Integer({ minimum: -MAX_INT32 - 1, maximum: MAX_INT32, ...options });
 
+/**
+ * Query text matched as a part of stored text. Bounded: SQLite refuses a LIKE pattern over
+ * 50,000 bytes, and no stored field the lists search is anywhere near this long.
+ */
+export const PartialText = (description: string, maxLength = 200) => Type.String({ maxLength, description });
+
 /** Integer id in a path. */
 export const IdParams = Type.Object({ id: Id() });

@@ -2,7 +2,7 @@ import { Type, type TSchema } from 'typebox';
 import { DeletedData, envelopeB, listEnvelopeB } from '../../http/envelope.js';
 import { DateParam, SortOrderParam } from '../../http/list-query.js';
 import { pageParams } from '../../http/pagination.js';
-import { Id, Int32 } from '../../http/schemas.js';
+import { Id, Int32, PartialText } from '../../http/schemas.js';
 import { WeeklyInputSchema, WeeklySchema } from '../schedules/schemas.js';
 
 export const AGENT_STATUSES = ['active', 'disabled'] as const;
@@ -52,9 +52,9 @@ const Include = Type.String({ description: `comma-separated: ${AGENT_INCLUDES.jo
 export const AgentListQuery = Type.Object({
   ...pageParams(AGENTS_PER_PAGE),
   status: Type.Optional(Type.Enum(AGENT_STATUSES)),
-  search: Type.Optional(Type.String({ description: 'Part of the full name (first, last or both) or the email; case-insensitive, trimmed' })),
+  search: Type.Optional(PartialText('Part of the full name (first, last or both) or the email; case-insensitive, trimmed')),
   email: Type.Optional(Type.String({ description: 'exact email (case-insensitive)' })),
-  phone: Type.Optional(Type.String({ description: 'part of the phone number' })),
+  phone: Type.Optional(PartialText('part of the phone number')),
   location_id: Type.Optional(Id()),
   service_id: Type.Optional(Id()),
   created_after: Type.Optional(DateParam('created on or after this date (site timezone)')),

@@ -1,8 +1,9 @@
 import { Type, type Static } from 'typebox';
 import { pageParams } from '../../http/pagination.js';
-import { Id, Int32 } from '../../http/schemas.js';
+import { Id, Int32, PartialText } from '../../http/schemas.js';
 import { MAX_AMOUNT } from '../orders/schemas.js';
 import { AgentChoice, DateText, TimeText } from '../availability/schemas.js';
+import { META_LIMITS } from './request.js';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 const Money = Type.Union([Type.String(), Type.Number()], { description: 'decimal amount, e.g. "45.00"' });
@@ -106,7 +107,7 @@ export const ListQuery = Type.Object({
   date_to: Type.Optional(DateText),
   created_date_from: Type.Optional(DateText),
   created_date_to: Type.Optional(DateText),
-  booking_code: Type.Optional(Type.String()),
+  booking_code: Type.Optional(PartialText('part of the booking code')),
   payment_status: Type.Optional(
     Type.Union([Type.Literal('not_paid'), Type.Literal('partially_paid'), Type.Literal('paid'), Type.Literal('refunded')]),
   ),
@@ -114,12 +115,12 @@ export const ListQuery = Type.Object({
   duration_max: Type.Optional(Int32({ minimum: 0 })),
   price_min: Type.Optional(Type.Number({ minimum: 0, maximum: MAX_AMOUNT })),
   price_max: Type.Optional(Type.Number({ minimum: 0, maximum: MAX_AMOUNT })),
-  customer_email: Type.Optional(Type.String()),
-  customer_phone: Type.Optional(Type.String()),
+  customer_email: Type.Optional(PartialText("part of the customer's email")),
+  customer_phone: Type.Optional(PartialText("part of the customer's phone")),
   include_meta: Type.Optional(Type.Boolean({ default: false })),
-  meta_key: Type.Optional(Type.String({ minLength: 1 })),
-  meta_value: Type.Optional(Type.String()),
-  search: Type.Optional(Type.String()),
+  meta_key: Type.Optional(Type.String({ minLength: 1, maxLength: META_LIMITS.keyLength })),
+  meta_value: Type.Optional(PartialText('part of the value of meta_key', META_LIMITS.valueLength)),
+  search: Type.Optional(PartialText("part of the customer's name or email, or of the booking code")),
   sort: Type.Optional(
     Type.Union([Type.Literal('start_date'), Type.Literal('created_at'), Type.Literal('customer_name'), Type.Literal('status'), Type.Literal('id')], {
       default: 'start_date',

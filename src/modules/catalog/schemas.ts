@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { DeletedData, envelopeB, listEnvelopeB } from '../../http/envelope.js';
 import { DateParam, SortOrderParam } from '../../http/list-query.js';
 import { pageParams } from '../../http/pagination.js';
-import { Id, Int32 } from '../../http/schemas.js';
+import { Id, Int32, PartialText } from '../../http/schemas.js';
 
 export const SERVICE_STATUSES = ['active', 'disabled'] as const;
 export const VISIBILITIES = ['visible', 'hidden'] as const;
@@ -56,7 +56,7 @@ const Include = Type.String({ description: `comma-separated: ${SERVICE_INCLUDES.
 
 export const ServiceListQuery = Type.Object({
   ...pageParams(SERVICES_PER_PAGE),
-  search: Type.Optional(Type.String({ description: 'Part of the name, short description or description (case-insensitive)' })),
+  search: Type.Optional(PartialText('Part of the name, short description or description (case-insensitive)')),
   name: Type.Optional(Type.String({ description: 'exact name' })),
   status: Type.Optional(Type.Enum(SERVICE_STATUSES)),
   category_id: Type.Optional(Id()),

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { DeletedData, envelopeB, listEnvelopeB } from '../../http/envelope.js';
 import { pageParams } from '../../http/pagination.js';
-import { Id, Int32 } from '../../http/schemas.js';
+import { Id, Int32, PartialText } from '../../http/schemas.js';
 
 export const LOCATION_STATUSES = ['active', 'inactive'] as const;
 const Status = Type.Enum(LOCATION_STATUSES);
@@ -32,7 +32,7 @@ export const LOCATIONS_PER_PAGE = 10;
 
 export const LocationListQuery = Type.Object({
   ...pageParams(LOCATIONS_PER_PAGE),
-  search: Type.Optional(Type.String({ description: 'Part of the name or of the full address (case-insensitive)' })),
+  search: Type.Optional(PartialText('Part of the name or of the full address (case-insensitive)')),
   status: Type.Optional(Status),
 });
 

@@ -62,7 +62,7 @@ describe.each(DIALECTS)('POST /bookings (%s)', (dialect) => {
     const mails = await outboxOf(data.customer.email);
     expect(mails).toHaveLength(1);
     expect(mails[0]!.kind).toBe('booking_confirmation');
-    expect(JSON.parse(mails[0]!.payload)).toMatchObject({ booking_code: data.booking_code, start_datetime: '2030-01-07T10:00:00+01:00' });
+    expect(JSON.parse(mails[0]!.payload)).toMatchObject({ booking_code: data.booking_code, start_date: '2030-01-07', start_time: '10:00', end_time: '11:00' });
   });
 
   it('writes no mail when send_confirmation is false', async () => {

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Db, Dialect } from './database.js';
+import { dialectOfDb, type Db, type Dialect } from './database.js';
 
 /** A lock taken by name: exclusive, or `{ shared }`, which only an exclusive holder of the name waits for. */
 export type LockKey = string | { shared: string };
@@ -44,4 +44,13 @@ export async function lockedTransaction<T>(
     }
     return work(trx);
   });
+}
+
+/**
+ * Runs `work` in one transaction holding the catalog lock shared: for a write that makes a record
+ * refer to an agent, service, location or category, with its check that they exist inside `work`,
+ * so that no removal (which holds the lock exclusively) takes one away between check and commit.
+ */
+export function referencingCatalog<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<T> {
+  return lockedTransaction({ db, dialect: dialectOfDb(db) }, [{ shared: CATALOG_LOCK }], work);
 }

@@ -245,7 +245,7 @@ describe.each(DIALECTS)('POST /customers (%s)', (dialect) => {
     const email = uniqueEmail();
     const existing = await insertCustomer(t.db, { email });
     const attempt = persistNewCustomer(
-      t.db,
+      { db: t.db, dialect },
       customerRow({ customer_code: `CUS-RACE${dialect}`, first_name: 'Late', last_name: 'Comer', email: email.toUpperCase(), email_lower: email }),
     );
     await expect(attempt).rejects.toBeInstanceOf(AppError);

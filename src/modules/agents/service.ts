@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database.js';
+import { referencingCatalog } from '../../db/transactions.js';
 import { AppError, notFound } from '../../http/errors.js';
 import { FieldErrors } from '../../http/field-errors.js';
 import { pageOf, type Page, type PageRequest } from '../../http/pagination.js';
@@ -232,9 +233,9 @@ export async function getAgent(db: Db, id: number, include: ReadonlySet<AgentInc
 }
 
 export async function createAgent(db: Db, input: AgentInput & { first_name: string; last_name: string; email: string }): Promise<RenderedAgent> {
-  const { changes: c, serviceLinks, locationIds } = await checked(db, input);
   const at = nowIso();
-  const row = await db.transaction().execute(async (trx) => {
+  const { row, serviceLinks, locationIds } = await referencingCatalog(db, async (trx) => {
+    const { changes: c, serviceLinks, locationIds } = await checked(trx, input);
     const created = await repository.insertAgent(trx, {
       first_name: c.first_name ?? input.first_name,
       last_name: c.last_name ?? input.last_name,
@@ -250,20 +251,20 @@ export async function createAgent(db: Db, input: AgentInput & { first_name: stri
     });
     if (serviceLinks) await repository.setAgentServices(trx, created.id, serviceLinks);
     if (locationIds) await repository.setAgentLocations(trx, created.id, locationIds);
-    return created;
+    return { row: created, serviceLinks, locationIds };
   });
   return (await present(db, [row], includesFor(serviceLinks, locationIds)))[0]!;
 }
 
 export async function updateAgent(db: Db, id: number, input: AgentInput): Promise<RenderedAgent> {
   if (!(await repository.findAgent(db, id))) throw notFound('agent_not_found', 'Agent', id);
-  const { changes, serviceLinks, locationIds } = await checked(db, input);
-  const row = await db.transaction().execute(async (trx) => {
+  const { row, serviceLinks, locationIds } = await referencingCatalog(db, async (trx) => {
+    const { changes, serviceLinks, locationIds } = await checked(trx, input);
     const updated = await repository.updateAgent(trx, id, { ...changes, updated_at: nowIso() });
     if (!updated) throw notFound('agent_not_found', 'Agent', id);
     if (serviceLinks) await repository.setAgentServices(trx, id, serviceLinks);
     if (locationIds) await repository.setAgentLocations(trx, id, locationIds);
-    return updated;
+    return { row: updated, serviceLinks, locationIds };
   });
   return (await present(db, [row], includesFor(serviceLinks, locationIds)))[0]!;
 }

@@ -23,6 +23,7 @@ import { insertBookingItems, insertBookingOrders, randomCode, type NewBookingOrd
 import { closeOrderOfDeletedBooking, orderLock } from '../orders/service.js';
 import { readSiteSchedule, type Schedule } from '../schedules/model.js';
 import { getSettingsAndSchedule } from '../settings/service.js';
+import { customerLock, emailLock } from '../customers/service.js';
 import { emailTaken, insertBookingCustomers, type NewCustomer } from './customers.js';
 import { loadDetail, servicePriceCents, toDetail, type BookingView } from './present.js';
 import {
@@ -691,7 +692,7 @@ export async function writeBookings(
 
 /**
  * The lock keys of booking requests: each one's agent, or every agent `any` may choose; each new
- * customer's email; and the catalog's, shared.
+ * customer's email; each existing customer's and the catalog's, shared.
  */
 async function lockKeysOf(db: Db, requests: readonly BookingRequest[]): Promise<{ keys: LockKey[]; agents: Set<number> }> {
   const connected = new Map<number, Promise<number[]>>();
@@ -710,7 +711,8 @@ async function lockKeysOf(db: Db, requests: readonly BookingRequest[]): Promise<
       agents.add(id);
       keys.push(`agent:${id}`);
     }
-    if ('new' in request.customer) keys.push(`email:${request.customer.new.email.toLowerCase()}`);
+    if ('new' in request.customer) keys.push(emailLock(request.customer.new.email));
+    else keys.push({ shared: customerLock(request.customer.id) });
   }
   return { keys, agents };
 }

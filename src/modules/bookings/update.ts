@@ -3,6 +3,7 @@ import { CATALOG_LOCK, lockedTransaction, type LockKey } from '../../db/transact
 import { AppError } from '../../http/errors.js';
 import { nowIso } from '../../lib/time.js';
 import { inZone } from '../availability/engine.js';
+import { customerLock, emailLock } from '../customers/service.js';
 import { findService } from '../availability/repository.js';
 import { slotContext } from '../availability/service.js';
 import { setBookingItemData } from '../orders/repository.js';
@@ -75,7 +76,8 @@ export async function updateBooking(handle: Handle, id: number, update: BookingU
     const current = await repository.findBooking(handle.db, id);
     if (!current) throw new AppError('booking_not_found', `Booking ${id} does not exist`);
     const keys: LockKey[] = [{ shared: CATALOG_LOCK }, bookingLock(id), `agent:${current.agent_id}`, `agent:${update.agentId ?? current.agent_id}`];
-    if (update.customer.email !== undefined) keys.push(`email:${update.customer.email.toLowerCase()}`);
+    if (update.customer.email !== undefined) keys.push(emailLock(update.customer.email));
+    if (update.customerId !== undefined) keys.push({ shared: customerLock(update.customerId) });
     // An order update changes the order's row, then its bookings'; this may change the booking's
     // row, then the order's (price, customer, status). Both hold the order's lock, or they could deadlock.
     if (current.order_id !== null) keys.push(orderLock(current.order_id));

@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
-import type { Db } from '../../db/database.js';
+import { dialectOfDb, type Db } from '../../db/database.js';
+import { CATALOG_LOCK, lockedTransaction } from '../../db/transactions.js';
 import { AppError } from '../../http/errors.js';
 import { offsetOf, type PageRequest } from '../../http/pagination.js';
 import { nowIso } from '../../lib/time.js';
@@ -39,7 +40,8 @@ export function renameCategory(db: Db, table: CategoryTable, id: number, name: s
 
 /** Deletes a category; the records in it keep existing, without a category. */
 export function deleteCategory(db: Db, table: CategoryTable, id: number): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
+  // Exclusively, as any removal from the catalog: writes that set a category_id hold it shared.
+  return lockedTransaction({ db, dialect: dialectOfDb(db) }, [CATALOG_LOCK], async (trx) => {
     await trx.updateTable(REFERENCING[table]).set({ category_id: null }).where('category_id', '=', id).execute();
     const result = await trx.deleteFrom(table).where('id', '=', id).executeTakeFirst();
     return result.numDeletedRows > 0n;

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database.js';
+import { referencingCatalog } from '../../db/transactions.js';
 import { AppError, notFound } from '../../http/errors.js';
 import { FieldErrors } from '../../http/field-errors.js';
 import { pageOf, type Page, type PageRequest } from '../../http/pagination.js';
@@ -170,9 +171,9 @@ export async function getService(db: Db, id: number, include: ReadonlySet<Servic
 
 /** POST /services with the spec's defaults. */
 export async function createService(db: Db, input: ServiceInput & { name: string }): Promise<RenderedService> {
-  const { changes: c, agentIds } = await checked(db, input);
   const at = nowIso();
-  const row = await db.transaction().execute(async (trx) => {
+  const { row, agentIds } = await referencingCatalog(db, async (trx) => {
+    const { changes: c, agentIds } = await checked(trx, input);
     const created = await repository.insertService(trx, {
       name: c.name ?? input.name,
       short_description: c.short_description ?? '',
@@ -193,7 +194,7 @@ export async function createService(db: Db, input: ServiceInput & { name: string
       updated_at: at,
     });
     if (agentIds) await repository.setServiceAgents(trx, created.id, agentIds);
-    return created;
+    return { row: created, agentIds };
   });
   return (await present(db, [row], new Set(agentIds ? ['agents'] : [])))[0]!;
 }
@@ -201,12 +202,12 @@ export async function createService(db: Db, input: ServiceInput & { name: string
 export async function updateService(db: Db, id: number, input: ServiceInput): Promise<RenderedService> {
   const current = await repository.findService(db, id);
   if (!current) throw notFound('service_not_found', 'Service', id);
-  const { changes, agentIds } = await checked(db, input, current);
-  const row = await db.transaction().execute(async (trx) => {
+  const { row, agentIds } = await referencingCatalog(db, async (trx) => {
+    const { changes, agentIds } = await checked(trx, input, current);
     const updated = await repository.updateService(trx, id, { ...changes, updated_at: nowIso() });
     if (!updated) throw notFound('service_not_found', 'Service', id);
     if (agentIds) await repository.setServiceAgents(trx, id, agentIds);
-    return updated;
+    return { row: updated, agentIds };
   });
   return (await present(db, [row], new Set(agentIds ? ['agents'] : [])))[0]!;
 }

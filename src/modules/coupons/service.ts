@@ -1,4 +1,5 @@
-import type { Db } from '../../db/database.js';
+import { dialectOfDb, type Db } from '../../db/database.js';
+import { lockedTransaction } from '../../db/transactions.js';
 import { AppError, notFound } from '../../http/errors.js';
 import { centsToNumber, toCents } from '../../lib/money.js';
 import { nowIso } from '../../lib/time.js';
@@ -47,6 +48,9 @@ function checkTerms(terms: Terms): void {
     throw new AppError('validation_failed', 'active_to is before active_from', { active_to: 'must not be before active_from' });
   }
 }
+
+/** Held by an order update applying the coupon and by the coupon's delete (codes match case-insensitively). */
+export const couponLock = (code: string): string => `coupon:${code.trim().toLowerCase()}`;
 
 async function requireCoupon(db: Db, code: string): Promise<repository.CouponWithUses> {
   const coupon = await repository.findCoupon(db, code);
@@ -124,10 +128,14 @@ export async function listCoupons(db: Db, query: CouponListQuery) {
   return { success: true as const, data: rows.map((row) => presentCoupon(row, timezone)), pagination: pagination(page, total) };
 }
 
+/** Deletes a coupon under its lock, which an order applying it holds, so that none applies it meanwhile. */
 export async function deleteCoupon(db: Db, code: string): Promise<{ id: number; deleted: true }> {
-  const coupon = await requireCoupon(db, code);
-  await repository.deleteCoupon(db, coupon.id);
-  return { id: coupon.id, deleted: true };
+  const { code: stored } = await requireCoupon(db, code);
+  return lockedTransaction({ db, dialect: dialectOfDb(db) }, [couponLock(stored)], async (trx) => {
+    const coupon = await requireCoupon(trx, stored);
+    await repository.deleteCoupon(trx, coupon.id);
+    return { id: coupon.id, deleted: true as const };
+  });
 }
 
 export interface AppliedCoupon {

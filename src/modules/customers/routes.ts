@@ -62,7 +62,7 @@ export default async function customerRoutes(app: App): Promise<void> {
       },
     },
     async (request, reply) => {
-      const customer = await createCustomer(app.db, request.body);
+      const customer = await createCustomer(app, request.body);
       return reply.status(201).send({ success: true as const, message: 'Customer created', data: customer });
     },
   );

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { DateTime } from 'luxon';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/constraints.js';
 import type { Db, Dialect } from '../../db/database.js';
-import { lockedTransaction } from '../../db/transactions.js';
+import { CATALOG_LOCK, lockedTransaction, type LockKey } from '../../db/transactions.js';
 import { AppError, notFound, type ErrorDetails } from '../../http/errors.js';
 import { offsetOf, pageOf, type Page } from '../../http/pagination.js';
 import { formatCents } from '../../lib/money.js';
@@ -70,8 +70,14 @@ export interface DbWithDialect {
   dialect: Dialect;
 }
 
-/** Update and delete of one customer serialise on this key. */
-const customerLock = (id: number): string => `customer:${id}`;
+/**
+ * Held exclusively by a customer's update and delete; shared by every write that makes a record
+ * refer to the customer, so that none refers to one a delete is removing.
+ */
+export const customerLock = (id: number): string => `customer:${id}`;
+
+/** Held by every write that gives a customer this email, so that its check for a taken email holds until it commits. */
+export const emailLock = (email: string): string => `email:${email.toLowerCase()}`;
 
 // --- Presentation -------------------------------------------------------------------------------
 
@@ -294,13 +300,19 @@ async function referenceProblems(db: Db, agentId: number | null | undefined, loc
 }
 
 /**
- * Inserts the customer and, when it has an email, its welcome mail in one transaction. The unique
- * email key is the one judge of a taken email, so a concurrent create of the same email ends here
- * as email_already_exists like any other, with nothing of this attempt left behind.
+ * Checks the customer's references and inserts it with, when it has an email, its welcome mail, in
+ * one transaction that holds the email's lock (as a booking's new customer does) and the catalog's,
+ * shared. The unique email key stays the final judge of a taken email: a concurrent create of the
+ * same email ends here as email_already_exists like any other, with nothing of this attempt left behind.
  */
-export async function persistNewCustomer(db: Db, row: Parameters<typeof repository.insertCustomer>[1]): Promise<CustomerRow> {
+export async function persistNewCustomer(database: DbWithDialect, row: Parameters<typeof repository.insertCustomer>[1]): Promise<CustomerRow> {
+  const keys: LockKey[] = [{ shared: CATALOG_LOCK }, ...(row.email ? [emailLock(row.email)] : [])];
   try {
-    return await db.transaction().execute(async (trx) => {
+    return await lockedTransaction(database, keys, async (trx) => {
+      const problems = await referenceProblems(trx, row.preferred_agent_id, row.preferred_location_id);
+      if (Object.keys(problems).length > 0) {
+        throw new AppError('data_inconsistency', 'The customer refers to missing or inactive records', problems);
+      }
       const created = await repository.insertCustomer(trx, row);
       if (created.email) {
         await enqueueMail(trx, {
@@ -319,25 +331,20 @@ export async function persistNewCustomer(db: Db, row: Parameters<typeof reposito
     });
   } catch (error) {
     if (row.email && row.email_lower && isUniqueViolation(error, 'customers', 'email_lower')) {
-      throw emailTaken(row.email, await repository.findIdByEmail(db, row.email_lower));
+      throw emailTaken(row.email, await repository.findIdByEmail(database.db, row.email_lower));
     }
     throw error;
   }
 }
 
-export async function createCustomer(db: Db, body: CreateCustomerBody): Promise<CreatedCustomer> {
-  const timezone = await getTimezone(db);
+export async function createCustomer(database: DbWithDialect, body: CreateCustomerBody): Promise<CreatedCustomer> {
+  const timezone = await getTimezone(database.db);
   const { columns, customFields, errors } = cleanCustomerInput(body, { isoCountry: false, today: todayIn(timezone) });
   if (Object.keys(errors).length > 0) {
     throw new AppError('validation_failed', `Invalid customer data: ${Object.keys(errors).join(', ')}`, errors);
   }
-  const problems = await referenceProblems(db, columns.preferred_agent_id, columns.preferred_location_id);
-  if (Object.keys(problems).length > 0) {
-    throw new AppError('data_inconsistency', 'The customer refers to missing or inactive records', problems);
-  }
-
   const row = await persistNewCustomer(
-    db,
+    database,
     repository.newCustomerRow(
       {
         ...columns,
@@ -398,7 +405,8 @@ export async function updateCustomer(database: DbWithDialect, id: number, body: 
   const input = cleanCustomerInput(body, { isoCountry: true, today: todayIn(timezone) });
   let row: CustomerRow;
   try {
-    row = await lockedTransaction(database, [customerLock(id)], (trx) => applyUpdate(trx, id, input));
+    const keys = [customerLock(id), ...(input.columns.email ? [emailLock(input.columns.email)] : [])];
+    row = await lockedTransaction(database, keys, (trx) => applyUpdate(trx, id, input));
   } catch (error) {
     if (isUniqueViolation(error, 'customers', 'email_lower')) throw emailOfAnother();
     throw error;

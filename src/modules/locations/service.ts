@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database.js';
+import { referencingCatalog } from '../../db/transactions.js';
 import { notFound } from '../../http/errors.js';
 import { FieldErrors } from '../../http/field-errors.js';
 import { pageOf, type Page, type PageRequest } from '../../http/pagination.js';
@@ -63,25 +64,26 @@ export async function getLocation(db: Db, id: number) {
 }
 
 export async function createLocation(db: Db, input: LocationInput & { name: string }) {
-  const values = await checked(db, input);
   const at = nowIso();
-  const row = await repository.insertLocation(db, {
-    name: values.name ?? input.name,
-    full_address: values.full_address ?? '',
-    status: values.status ?? 'active',
-    category_id: values.category_id ?? null,
-    order_number: values.order_number ?? 0,
-    selection_image_id: values.selection_image_id ?? 0,
-    created_at: at,
-    updated_at: at,
+  const row = await referencingCatalog(db, async (trx) => {
+    const values = await checked(trx, input);
+    return repository.insertLocation(trx, {
+      name: values.name ?? input.name,
+      full_address: values.full_address ?? '',
+      status: values.status ?? 'active',
+      category_id: values.category_id ?? null,
+      order_number: values.order_number ?? 0,
+      selection_image_id: values.selection_image_id ?? 0,
+      created_at: at,
+      updated_at: at,
+    });
   });
   return renderLocation(row, await getTimezone(db));
 }
 
 export async function updateLocation(db: Db, id: number, input: LocationInput) {
   if (!(await repository.findLocation(db, id))) throw notFound('location_not_found', 'Location', id);
-  const values = await checked(db, input);
-  const row = await repository.updateLocation(db, id, { ...values, updated_at: nowIso() });
+  const row = await referencingCatalog(db, async (trx) => repository.updateLocation(trx, id, { ...(await checked(trx, input)), updated_at: nowIso() }));
   if (!row) throw notFound('location_not_found', 'Location', id);
   return renderLocation(row, await getTimezone(db));
 }

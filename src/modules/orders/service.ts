@@ -1,10 +1,11 @@
 import { DateTime } from 'luxon';
 import type { Db, Dialect } from '../../db/database.js';
-import { lockedTransaction } from '../../db/transactions.js';
+import { lockedTransaction, type LockKey } from '../../db/transactions.js';
+import { customerLock } from '../customers/service.js';
 import { AppError, notFound } from '../../http/errors.js';
 import { formatCents, toCents } from '../../lib/money.js';
 import { nowIso } from '../../lib/time.js';
-import { applyCoupon, heldCouponDiscount } from '../coupons/service.js';
+import { applyCoupon, couponLock, heldCouponDiscount } from '../coupons/service.js';
 import { getTimezone } from '../settings/service.js';
 import { pageRequest, pagination } from './lists.js';
 import { presentInvoice, presentOrder, presentOrderSummary, presentTransaction } from './present.js';
@@ -150,7 +151,11 @@ export async function updateOrder(source: DataSource, id: number, body: OrderUpd
   }
   const timezone = await getTimezone(source.db);
   const couponCode = body.coupon_code?.trim();
-  const locks = [orderLock(id), ...(couponCode ? [`coupon:${couponCode.toLowerCase()}`] : [])];
+  const locks: LockKey[] = [
+    orderLock(id),
+    ...(couponCode ? [couponLock(couponCode)] : []),
+    ...(body.customer_id !== undefined ? [{ shared: customerLock(body.customer_id) }] : []),
+  ];
 
   await lockedTransaction(source, locks, async (trx) => {
     const order = await requireOrder(trx, id);

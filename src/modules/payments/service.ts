@@ -1,5 +1,6 @@
 import type { Db } from '../../db/database.js';
-import { lockedTransaction } from '../../db/transactions.js';
+import { lockedTransaction, type LockKey } from '../../db/transactions.js';
+import { customerLock } from '../customers/service.js';
 import { AppError } from '../../http/errors.js';
 import { toCents } from '../../lib/money.js';
 import { nowIso } from '../../lib/time.js';
@@ -53,7 +54,8 @@ export async function listPayments(db: Db, query: PaymentListQuery) {
 /** Records a payment of an order and moves the order's and its bookings' payment_status with it. */
 export async function createPayment(source: DataSource, body: PaymentCreateBody): Promise<TransactionView> {
   const amount = amountCents(body.amount);
-  const id = await lockedTransaction(source, [orderLock(body.order_id)], async (trx) => {
+  const locks: LockKey[] = [orderLock(body.order_id), ...(body.customer_id ? [{ shared: customerLock(body.customer_id) }] : [])];
+  const id = await lockedTransaction(source, locks, async (trx) => {
     const order = await orders.findOrder(trx, body.order_id);
     if (!order) throw orderNotFound(body.order_id);
     const customerId = body.customer_id === undefined || body.customer_id === 0 ? order.customer_id : body.customer_id;

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isForeignKeyViolation } from '../db/constraints.js';
 import { isDatabaseUnavailable } from '../db/database.js';
 import { AppError, renderError, type ErrorDetails, type ErrorStyle } from './errors.js';
 import { patternMeaning } from './text-patterns.js';
@@ -75,6 +76,12 @@ function toAppError(error: FastifyError, request: FastifyRequest): AppError | un
   }
   if (isDatabaseUnavailable(error)) {
     return new AppError('service_not_available', 'The booking system is unavailable; try again shortly');
+  }
+  if (isForeignKeyViolation(error)) {
+    // Writes check what they refer to under the lock its removal takes; this is the last line of
+    // defence should one not, and the logged error says which.
+    request.log.warn({ err: error }, 'a write refers to a record removed while it ran');
+    return new AppError('data_inconsistency', 'A record this request refers to was removed while it ran; repeat the request to see which');
   }
   if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
     // Other client errors raised by Fastify itself (bad content length, bad URL encoding, …).

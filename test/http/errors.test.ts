@@ -34,6 +34,10 @@ describe.each(DIALECTS)('errors and envelopes (%s)', (dialect) => {
       app.get(`${ROOT}/test-crash-2`, { config: { permission: 'any', errorStyle: 2 } }, async () => {
         throw new Error('SELECT secret FROM internals');
       });
+      app.post(`${ROOT}/test-dangling`, { config: { permission: 'any', errorStyle: 2 } }, async () => {
+        await app.db.insertInto('agent_locations').values({ agent_id: 999_999, location_id: 999_999 }).execute();
+        return { ok: true };
+      });
     },
   });
 
@@ -73,6 +77,12 @@ describe.each(DIALECTS)('errors and envelopes (%s)', (dialect) => {
     // A field that may be cleared with null: the complaint of the branch that is not null.
     const dated = await t.app.inject({ method: 'POST', url: `${ROOT}/coupons`, headers: await headers(), payload: { code: 'D1', name: 'D', active_from: '2026-02-30' } });
     expect(dated.json().error.details).toEqual({ active_from: 'must be a date as YYYY-MM-DD' });
+  });
+
+  it('a write the foreign keys refuse is 422 data_inconsistency in the route style, naming no table', async () => {
+    const res = await t.app.inject({ method: 'POST', url: `${ROOT}/test-dangling`, headers: await headers(), payload: {} });
+    expect(res.statusCode).toBe(422);
+    expect(res.json()).toEqual({ success: false, error: 'A record this request refers to was removed while it ran; repeat the request to see which' });
   });
 
   it('renders authentication failures in the route style too', async () => {

@@ -37,10 +37,14 @@ export async function lockedTransaction<T>(
         if (typeof key === 'string') exclusive.set(key, true);
         else if (!exclusive.has(key.shared)) exclusive.set(key.shared, false);
       }
-      for (const key of [...exclusive.keys()].sort()) {
-        if (exclusive.get(key)) await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
-        else await sql`select pg_advisory_xact_lock_shared(hashtextextended(${key}, 0))`.execute(trx);
-      }
+      // One statement, one round trip: PostgreSQL evaluates a select list in order, so the locks
+      // are still taken one after the other in sorted order.
+      const locks = [...exclusive.keys()]
+        .sort()
+        .map((key) =>
+          exclusive.get(key) ? sql`pg_advisory_xact_lock(hashtextextended(${key}, 0))` : sql`pg_advisory_xact_lock_shared(hashtextextended(${key}, 0))`,
+        );
+      if (locks.length > 0) await sql`select ${sql.join(locks)}`.execute(trx);
     }
     return work(trx);
   });

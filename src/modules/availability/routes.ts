@@ -4,7 +4,8 @@ import { AppError } from '../../http/errors.js';
 import { AUTH_ERRORS, errorResponses } from '../../http/schemas.js';
 import { getSettingsAndSchedule } from '../settings/service.js';
 import { BusyTimes } from './busy-times.js';
-import { datesBetween, daysBetweenInclusive, isCalendarDate, localClock, localTime } from './engine.js';
+import { DaySlots } from './day-slots.js';
+import { datesBetween, daysBetweenInclusive, isCalendarDate, localClock, localTime, type FreeSlot } from './engine.js';
 import { findAgent, findLocation, findService } from './repository.js';
 import { AvailabilityQuery, AvailabilityResponse } from './schemas.js';
 import { cachedAvailabilityOfDays, loadCandidates, parseAgentChoice, slotContextOf } from './service.js';
@@ -45,19 +46,46 @@ function dateRange(query: { date?: string; date_from?: string; date_to?: string 
  */
 export function availabilityJson(body: Static<typeof AvailabilityResponse>): string {
   const { data } = body;
-  const days = data.days.map(({ date, slots }) => {
-    const written = slots.map(
-      (slot) =>
-        `{"start_time":"${slot.start_time}","end_time":"${slot.end_time}","start_datetime":"${slot.start_datetime}","agent_ids":[${slot.agent_ids.join(',')}]}`,
-    );
-    return `{"date":"${date}","slots":[${written.join(',')}]}`;
-  });
+  const days = data.days.map(({ date, slots }) => `{"date":"${date}","slots":[${slotsJson(slots)}]}`);
   return `{"success":true,"data":{"timezone":${JSON.stringify(data.timezone)},"service_id":${data.service_id},"duration":${data.duration},"days":[${days.join(',')}]}}`;
 }
 
+type RenderedSlot = Static<typeof AvailabilityResponse>['data']['days'][number]['slots'][number];
+
+// A day kept in DaySlots is the same array for every request that asks for it, so what is made
+// of it is kept with it, and goes when it goes.
+const renderedSlots = new WeakMap<readonly FreeSlot[], { timezone: string; slots: RenderedSlot[] }>();
+const writtenSlots = new WeakMap<readonly RenderedSlot[], string>();
+
+function slotsJson(slots: readonly RenderedSlot[]): string {
+  let json = writtenSlots.get(slots);
+  if (json === undefined) {
+    json = slots
+      .map(
+        (slot) =>
+          `{"start_time":"${slot.start_time}","end_time":"${slot.end_time}","start_datetime":"${slot.start_datetime}","agent_ids":[${slot.agent_ids.join(',')}]}`,
+      )
+      .join(',');
+    writtenSlots.set(slots, json);
+  }
+  return json;
+}
+
+function render(slots: readonly FreeSlot[], timezone: string): RenderedSlot[] {
+  const rendered = renderedSlots.get(slots);
+  if (rendered?.timezone === timezone) return rendered.slots;
+  const made = slots.map((slot) => {
+    const start = localClock(slot.start, timezone);
+    return { start_time: start.time, end_time: localTime(slot.end, timezone), start_datetime: start.iso, agent_ids: slot.agentIds };
+  });
+  renderedSlots.set(slots, { timezone, slots: made });
+  return made;
+}
+
 export default async function availabilityRoutes(app: App): Promise<void> {
-  // This instance's busy times, reused while each agent's busy-time version stays the same.
-  const busyTimes = new BusyTimes();
+  // This instance's busy times, reused while each agent's busy-time version stays the same, and
+  // the days worked out from them (DaySlots).
+  const kept = { busyTimes: new BusyTimes(), daySlots: new DaySlots() };
 
   app.get(
     '/availability',
@@ -95,7 +123,7 @@ export default async function availabilityRoutes(app: App): Promise<void> {
               duration: query.duration,
             })
           : [];
-      const days = await cachedAvailabilityOfDays(app.db, busyTimes, candidates, dates, service, context);
+      const days = await cachedAvailabilityOfDays(app.db, kept, candidates, dates, service, context);
       return reply.type('application/json; charset=utf-8').serializer(availabilityJson).send({
         success: true as const,
         data: {
@@ -104,18 +132,7 @@ export default async function availabilityRoutes(app: App): Promise<void> {
           // One agent's slots last its custom duration for the service (contract §6); `any`
           // names the service's, which agents with a custom one differ from.
           duration: query.duration ?? (agent !== 'any' && candidates[0] ? candidates[0].durationMinutes : service.duration),
-          days: dates.map((date) => ({
-            date,
-            slots: (days.get(date) ?? []).map((slot) => {
-              const start = localClock(slot.start, context.timezone);
-              return {
-                start_time: start.time,
-                end_time: localTime(slot.end, context.timezone),
-                start_datetime: start.iso,
-                agent_ids: slot.agentIds,
-              };
-            }),
-          })),
+          days: dates.map((date) => ({ date, slots: render(days.get(date) ?? [], context.timezone) })),
         },
       });
     },

@@ -3,6 +3,7 @@ import { AppError } from '../../http/errors.js';
 import { parseSchedule, type Schedule, type Weekly } from '../schedules/model.js';
 import { getSettings, type SiteSettings } from '../settings/service.js';
 import type { BusyTimes, VersionedAgent } from './busy-times.js';
+import type { DaySlots } from './day-slots.js';
 import { daySpan, freeSlots, inZone, joinSlots, localInstant, nextDate, slotAgent, workingSpans, type BusyBooking, type FreeSlot, type SlotAgent, type Span } from './engine.js';
 import { agentsAtLocation, busyBookings, connectedAgents, type AgentBooking, type ConnectionRow, type ServiceRow } from './repository.js';
 
@@ -147,19 +148,36 @@ export async function availabilityOfDays(
 }
 
 /**
- * availabilityOfDays for GET /availability: the candidates' bookings come from the instance's
- * busy times, read again only for agents whose bookings changed since.
+ * availabilityOfDays for GET /availability: days worked out before for the same search come from
+ * the instance's day slots; the candidates' bookings for the others from its busy times, read
+ * again only for agents whose bookings changed since.
  */
 export async function cachedAvailabilityOfDays(
   db: Db,
-  busyTimes: BusyTimes,
+  kept: { busyTimes: BusyTimes; daySlots: DaySlots },
   candidates: readonly VersionedCandidate[],
   dates: readonly string[],
   service: ServiceRow,
   context: SlotContext,
-): Promise<Map<string, FreeSlot[]>> {
-  const bookings = await busyTimes.bookingsOf(db, candidates, rangeOfDates(dates, context.timezone));
-  return slotsOfDays(candidates, dates, service, context, bookings);
+): Promise<Map<string, readonly FreeSlot[]>> {
+  const searchKey = kept.daySlots.searchKey(candidates, service, context);
+  // A day the lead time cuts into depends on the moment asked: it is worked out each time.
+  const keepable = (date: string) => daySpan(date, context.timezone).start >= context.earliest;
+  const days = new Map<string, readonly FreeSlot[]>();
+  const missing: string[] = [];
+  for (const date of dates) {
+    const slots = keepable(date) ? kept.daySlots.get(searchKey, date) : undefined;
+    if (slots) days.set(date, slots);
+    else missing.push(date);
+  }
+  if (missing.length > 0) {
+    const bookings = await kept.busyTimes.bookingsOf(db, candidates, rangeOfDates(missing, context.timezone));
+    for (const [date, slots] of slotsOfDays(candidates, missing, service, context, bookings)) {
+      days.set(date, slots);
+      if (keepable(date)) kept.daySlots.set(searchKey, date, slots);
+    }
+  }
+  return days;
 }
 
 /** How far ahead `time_slot_unavailable` looks for other free starts. */

@@ -13,7 +13,7 @@ describe.each(DIALECTS)('kept availability days follow every change (%s)', (dial
   let other: App | undefined;
   afterAll(async () => other?.close());
 
-  async function monday(site: Site, agent: number | 'any' = 'any'): Promise<Json[]> {
+  async function monday(site: Site, agent: number | 'any' = 'any'): Promise<Json> {
     const res = await call('GET', `/availability?service_id=${site.serviceId}&agent_id=${agent}&date_from=${MONDAY}&date_to=${TUESDAY}`);
     expect(res.statusCode).toBe(200);
     return res.json().data.days[0].slots;
@@ -73,9 +73,9 @@ describe.each(DIALECTS)('kept availability days follow every change (%s)', (dial
     expect(starts(await monday(site))).toContain('10:00');
 
     expect((await call('PUT', `/services/${site.serviceId}`, { duration: 120 })).statusCode).toBe(200);
-    expect((await monday(site)).find((s) => s.start_time === '13:00')?.end_time).toBe('15:00');
+    expect((await monday(site)).find((s: Json) => s.start_time === '13:00')?.end_time).toBe('15:00');
     expect((await call('PUT', `/agents/${site.agentId}`, { services: [{ service_id: site.serviceId, custom_duration: 30 }] })).statusCode).toBe(200);
-    expect((await monday(site, site.agentId)).find((s) => s.start_time === '09:00')?.end_time).toBe('09:30');
+    expect((await monday(site, site.agentId)).find((s: Json) => s.start_time === '09:00')?.end_time).toBe('09:30');
   });
 
   it('the lead time: a day it comes to cover is no longer offered', async () => {
@@ -83,7 +83,7 @@ describe.each(DIALECTS)('kept availability days follow every change (%s)', (dial
     const everyDay = Object.fromEntries(['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'].map((d) => [d, [{ start: '09:00', end: '17:00' }]]));
     expect((await call('PUT', `/agents/${site.agentId}/schedule`, { weekly: everyDay })).statusCode).toBe(200);
     const date = new Date(Date.now() + 5 * 86_400_000).toISOString().slice(0, 10);
-    const day = async () => (await call('GET', `/availability?service_id=${site.serviceId}&date=${date}`)).json().data.days[0].slots as Json[];
+    const day = async (): Promise<Json> => (await call('GET', `/availability?service_id=${site.serviceId}&date=${date}`)).json().data.days[0].slots;
     expect(await day()).toHaveLength(15);
     expect((await call('PUT', '/settings', { min_lead_minutes: 10 * 24 * 60 })).statusCode).toBe(200);
     try {

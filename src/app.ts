@@ -5,6 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
+  type FastifyRequest,
   type RawReplyDefaultExpression,
   type RawRequestDefaultExpression,
   type RawServerDefault,
@@ -87,6 +88,20 @@ export interface AppOptions {
 }
 
 /** Opens the database, applies migrations and assembles the service. The caller listens and closes. */
+/**
+ * What the log says of a request: Fastify's fields, with the key of a manage-booking link (the
+ * capability to see and cancel a booking) masked wherever a query string carries one.
+ */
+function requestForLog(request: FastifyRequest) {
+  return {
+    method: request.method,
+    url: request.url.replace(/([?&]key=)[^&#]*/gi, '$1[redacted]'),
+    host: request.host,
+    remoteAddress: request.ip,
+    remotePort: request.socket?.remotePort,
+  };
+}
+
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<App> {
   const database: DatabaseHandle = openDatabase(config.databaseUrl, { backgroundCheckpoints: true });
   let rateLimits: RateLimitStore;
@@ -108,6 +123,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       level: config.logLevel,
       // Keys travel in these headers; they must never reach a log line.
       redact: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie'],
+      serializers: { req: requestForLog },
     },
     genReqId: () => randomUUID(),
     bodyLimit: 1024 * 1024,

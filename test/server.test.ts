@@ -36,6 +36,15 @@ describe('the server process', () => {
     const res = await fetch(`${url}/healthz`);
     expect(res.status).toBe(200);
     expect(res.headers.get('x-request-id')).toBeTruthy();
+    // A manage-booking link's key and an API key never reach the log.
+    expect((await fetch(`${url}/manage-booking/NOSUCHCODE?role=agent&key=SecretLinkKey42`)).status).toBe(404);
+    expect((await fetch(`${url}/booking-api/v1/status`, { headers: { 'x-api-key': 'bk_test_SecretApiKey42' } })).status).toBe(401);
+    await new Promise<void>((resolve) => {
+      const check = () => (server.output().stdout.includes('/booking-api/v1/status') ? resolve() : setTimeout(check, 20));
+      check();
+    });
+    expect(server.output().stdout).toContain('/manage-booking/NOSUCHCODE?role=agent&key=[redacted]');
+    expect(server.output().stdout).not.toContain('Secret');
     server.child.kill('SIGTERM');
     const [code] = (await once(server.child, 'exit')) as [number];
     expect(code).toBe(0);

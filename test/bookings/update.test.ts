@@ -108,6 +108,18 @@ describe.each(DIALECTS)('GET, PUT and DELETE /bookings/{id} (%s)', (dialect) => 
       expect(data.manage_booking_for_customer).not.toContain(row.access_key);
     });
 
+    it('shows the manage links, which can cancel, only to a key that may change bookings', async () => {
+      const site = await newSite(t.db);
+      const made = await call('POST', '/bookings', { service_id: site.serviceId, agent_id: site.agentId, start_date: MONDAY, start_time: '10:00', customer_id: site.customerId }, await t.key());
+      const created = made.json().data;
+      const reader = await call('GET', `/bookings/${created.id}`, undefined, await t.key({ permissions: ['bookings:read'] }));
+      expect(reader.statusCode).toBe(200);
+      expect(reader.json().data).toMatchObject({ id: created.id, manage_booking_for_agent: null, manage_booking_for_customer: null });
+      const editor = await call('GET', `/bookings/${created.id}`, undefined, await t.key({ permissions: ['bookings:read', 'bookings:update'] }));
+      expect(editor.json().data.manage_booking_for_agent).toBe(created.manage_booking_for_agent);
+      expect(editor.json().data.manage_booking_for_customer).toBe(created.manage_booking_for_customer);
+    });
+
     it('answers 404 booking_not_found and 400 invalid_request for a malformed id', async () => {
       const missing = await call('GET', '/bookings/999999');
       expect(missing.statusCode).toBe(404);

@@ -220,7 +220,13 @@ export default async function bookingRoutes(app: App): Promise<void> {
         response: { 200: ReadResponse, ...errorResponses([400, 404, ...AUTH_ERRORS]) },
       },
     },
-    async (request) => ({ status: 'success' as const, success: true as const, data: await readBooking(handle(), request.params.id) }),
+    async (request) => {
+      const booking = await readBooking(handle(), request.params.id);
+      // A manage link can cancel the booking: a key that may only read gets none.
+      const mayChange = request.apiKey !== undefined && grants(request.apiKey.permissions, 'bookings:update');
+      const data = mayChange ? booking : { ...booking, manage_booking_for_agent: null, manage_booking_for_customer: null };
+      return { status: 'success' as const, success: true as const, data };
+    },
   );
 
   app.put(

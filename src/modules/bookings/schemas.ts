@@ -5,6 +5,10 @@ import { MAX_AMOUNT } from '../orders/schemas.js';
 import { AgentChoice, DateText, TimeText } from '../availability/schemas.js';
 import { META_LIMITS } from './request.js';
 
+// A link's key lets whoever holds it see and cancel the booking: only keys that may change bookings see it on a read.
+const ManageLink = Type.Union([Type.String(), Type.Null()], {
+  description: 'URL with an access key; null on GET /bookings/{id} unless the API key has bookings:update',
+});
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 const Money = Type.Union([Type.String(), Type.Number()], { description: 'decimal amount, e.g. "45.00"' });
 const Duration = Type.Integer({ minimum: 1, maximum: 1440, description: 'minutes' });
@@ -207,8 +211,8 @@ export const BookingDetail = Type.Object({
   ),
   service_extras: Type.Array(Type.Unknown()),
   meta: MetaObject,
-  manage_booking_for_agent: Type.String(),
-  manage_booking_for_customer: Type.String(),
+  manage_booking_for_agent: ManageLink,
+  manage_booking_for_customer: ManageLink,
   created_datetime: Type.String({ description: 'ISO 8601 with offset' }),
   created_at: Type.String(),
   updated_at: Type.String(),

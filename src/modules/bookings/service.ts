@@ -499,7 +499,7 @@ function mailOf(booking: BookingView, kind: 'booking_confirmation' | 'booking_ch
       end_time: booking.end_time,
       timezone: booking.timezone,
       price: booking.price,
-      manage_url: booking.manage_booking_for_customer,
+      manage_url: booking.manage_booking_for_customer ?? undefined,
       ...(changes.length > 0 ? { changes } : {}),
     },
   };

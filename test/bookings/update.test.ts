@@ -354,6 +354,24 @@ describe.each(DIALECTS)('GET, PUT and DELETE /bookings/{id} (%s)', (dialect) => 
   });
 
   describe('customer, price, notes and metadata', () => {
+    it("changes the customer's details only with customers:update as well (403 forbidden otherwise)", async () => {
+      const site = await newSite(t.db);
+      const made = await call('POST', '/bookings', { service_id: site.serviceId, agent_id: site.agentId, start_date: MONDAY, start_time: '10:00', customer_id: site.customerId }, await t.key());
+      const booking = made.json().data;
+      const bookingsOnly = await t.key({ permissions: ['bookings:read', 'bookings:update'] });
+      for (const payload of [{ customer: { email: 'taken.over@example.test' } }, { 'customer.first_name': 'Renamed' }, { customer_id: site.customerId, customer: { phone: '555-0100' } }]) {
+        const res = await put(booking.id, payload, bookingsOnly);
+        expect(res.statusCode, JSON.stringify(payload)).toBe(403);
+        expect(res.json().error.code).toBe('forbidden');
+      }
+      const customer = await t.db.selectFrom('customers').select(['email', 'first_name', 'phone']).where('id', '=', site.customerId).executeTakeFirstOrThrow();
+      expect(customer.email).not.toBe('taken.over@example.test');
+      expect(customer.first_name).not.toBe('Renamed');
+      expect((await put(booking.id, { notes: 'booking fields need only bookings:update' }, bookingsOnly)).statusCode).toBe(200);
+      const both = await t.key({ permissions: ['bookings:update', 'customers:update'] });
+      expect((await put(booking.id, { customer: { first_name: 'Renamed' } }, both)).json().data.customer.first_name).toBe('Renamed');
+    });
+
     it('updates the customer, refusing an email of another customer (409)', async () => {
       const site = await newSite(t.db);
       const booking = await book(site);

@@ -244,6 +244,13 @@ export default async function bookingRoutes(app: App): Promise<void> {
     async (request) => {
       const body = request.body;
       const key = request.apiKey;
+      const customerFields = customerFieldsOf(body);
+      // The customer's details are the customer's: a key that may change bookings but not
+      // customers could otherwise redirect any customer's mail (and manage links) to itself.
+      if (Object.values(customerFields).some((v) => v !== undefined) && !(key !== undefined && grants(key.permissions, 'customers:update'))) {
+        throw new AppError('forbidden', "Changing the customer's details needs the permission customers:update");
+      }
+      const customer = checkCustomerFields(customerFields);
       const booking = await updateBooking(
         handle(),
         request.params.id,
@@ -256,7 +263,7 @@ export default async function bookingRoutes(app: App): Promise<void> {
           duration: body.duration,
           status: body.status,
           customerId: body.customer_id,
-          customer: checkCustomerFields(customerFieldsOf(body)),
+          customer,
           priceCents: parsePrice(body.price),
           notes: body.notes,
           meta: body.meta === undefined ? undefined : checkMeta(body.meta),

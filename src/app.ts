@@ -158,6 +158,10 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   // Callback style: an async hook costs every request a promise and a microtask turn.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    reply.header('x-content-type-options', 'nosniff');
+    // Answers carry personal data and manage links; no shared cache may keep them (an X-API-Key,
+    // unlike Authorization, does not stop one).
+    if (request.url.startsWith(API_ROOT)) reply.header('cache-control', 'no-store');
     done();
   });
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);

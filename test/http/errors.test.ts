@@ -49,6 +49,13 @@ describe.each(DIALECTS)('errors and envelopes (%s)', (dialect) => {
     expect(res.json()).toEqual({ status: 'error', error: { code: 'customer_not_found', message: 'Customer 9 was not found' } });
   });
 
+  it('marks every API answer, error or not, as not to be stored or sniffed', async () => {
+    for (const res of [await t.app.inject({ url: `${ROOT}/status`, headers: await headers() }), await t.app.inject({ url: `${ROOT}/status` })]) {
+      expect(res.headers['cache-control']).toBe('no-store');
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+    }
+  });
+
   it('renders style 2 where the route declares it (payments)', async () => {
     const res = await t.app.inject({ url: `${ROOT}/test-style-2`, headers: await headers() });
     expect(res.statusCode).toBe(404);

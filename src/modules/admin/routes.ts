@@ -15,7 +15,7 @@ import { countEntries, requestsPerKeySince, searchEntries, usagePerKeyHour, type
 import { countOutbox, listOutbox } from '../mail/repository.js';
 import { OUTBOX_STATUSES, type OutboxStatus } from '../mail/table.js';
 import { readSiteSchedule, WEEKDAYS, type Weekday } from '../schedules/model.js';
-import { getSettings, getTimezone, parseSetting, setSettings, type SiteSettings } from '../settings/service.js';
+import { changeSettings, getSettings, getTimezone, parseSetting, type SiteSettings } from '../settings/service.js';
 import { page } from './html.js';
 import type { SafeHtml } from '../../lib/html.js';
 import { readPasswordHash, verifyPassword } from './password.js';
@@ -419,8 +419,7 @@ export default async function adminRoutes(app: App, options: AdminOptions): Prom
         body: settingsPage({ values, problems, timezones, exceptions: schedule.exceptions.length, csrf: request.adminSession!.csrfToken, saved: false }),
       });
     }
-    await db.transaction().execute(async (trx) => {
-      await setSettings(trx, settings);
+    await changeSettings(db, settings, async (trx) => {
       await writeSiteWeekly(trx, weekly);
     });
     return reply.redirect('/admin/settings?saved=1', 303);

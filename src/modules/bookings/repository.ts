@@ -1,6 +1,7 @@
 import { sql, type Expression, type Insertable, type RawBuilder, type Selectable, type SqlBool, type Updateable } from 'kysely';
 import { dialectOfDb, type Db, type Dialect } from '../../db/database.js';
 import { prepareRowsQuery, prepareQuery, type RowFields } from '../../db/prepared.js';
+import { localDateTime } from '../../lib/time.js';
 import { bumpBusyVersions } from '../availability/repository.js';
 import type { OrdersTable, TransactionsTable } from '../orders/table.js';
 import { MAX_BULK_BOOKINGS } from './schemas.js';
@@ -430,4 +431,36 @@ export function pageIdsQuery(db: Db, filters: ListFilters, sort: ListSort, direc
     page = page.orderBy(key, direction);
   }
   return page.limit(limit).offset(offset);
+}
+
+/** Bookings re-expressed per statement by reexpressBookings. */
+const REEXPRESS_BATCH = 1000;
+
+/**
+ * Writes the local date and time columns of every booking not yet expressed in `timezone` as
+ * that zone shows its instants, which stay as they are: the site's zone changed, and bookings
+ * are shown, filtered and sorted by their local text. The caller holds the catalog lock
+ * exclusively, so that no booking is written in the old zone meanwhile.
+ */
+export async function reexpressBookings(db: Db, timezone: string): Promise<void> {
+  let after = 0;
+  for (;;) {
+    const rows = await db
+      .selectFrom('bookings')
+      .select(['id', 'start_at', 'end_at'])
+      .where('id', '>', after)
+      .where('timezone', '!=', timezone)
+      .orderBy('id')
+      .limit(REEXPRESS_BATCH)
+      .execute();
+    if (rows.length === 0) return;
+    const values = rows.map(({ id, start_at, end_at }) => {
+      const [start, end] = [localDateTime(start_at, timezone), localDateTime(end_at, timezone)];
+      return sql`(${id}, ${start.slice(0, 10)}, ${start.slice(11, 16)}, ${end.slice(0, 10)}, ${end.slice(11, 16)})`;
+    });
+    // VALUES names its columns column1… on both engines; parameters arrive as text.
+    await sql`update bookings set start_date = v.column2, start_time = v.column3, end_date = v.column4, end_time = v.column5, timezone = ${timezone}
+      from (values ${sql.join(values)}) as v where bookings.id = cast(v.column1 as integer)`.execute(db);
+    after = (rows[rows.length - 1] as { id: number }).id;
+  }
 }

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { printJson, UsageError, type Command } from '../../cli/command.js';
-import { getTimezone, parseSetting, setSettings } from '../settings/service.js';
+import { changeSettings, getTimezone, parseSetting } from '../settings/service.js';
 import { seedDemo } from './seed.js';
 
 export const seed: Command = {
@@ -11,7 +11,7 @@ export const seed: Command = {
       options: { demo: { type: 'boolean', default: false }, timezone: { type: 'string' }, json: { type: 'boolean', default: false } },
     });
     if (!values.demo) throw new UsageError('--demo is required: it is the only data set there is');
-    if (values.timezone !== undefined) await setSettings(db, { timezone: parseSetting('timezone', values.timezone) });
+    if (values.timezone !== undefined) await changeSettings(db, { timezone: parseSetting('timezone', values.timezone) });
     const created = await seedDemo(db);
     const timezone = await getTimezone(db);
     if (values.json) {

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { printJson, UsageError, type Command } from '../../cli/command.js';
-import { getSettings, isSettingKey, parseSetting, SETTING_KEYS, setSettings } from './service.js';
+import { changeSettings, getSettings, isSettingKey, parseSetting, SETTING_KEYS } from './service.js';
 
 export const settingsGet: Command = {
   usage: `settings get [${SETTING_KEYS.join('|')}] [--json]`,
@@ -26,7 +26,7 @@ export const settingsSet: Command = {
     const [key, value] = positionals;
     if (key === undefined || value === undefined || positionals.length !== 2) throw new UsageError('give a setting name and a value');
     if (!isSettingKey(key)) throw new UsageError(`unknown setting "${key}"`);
-    await setSettings(db, { [key]: parseSetting(key, value) });
+    await changeSettings(db, { [key]: parseSetting(key, value) });
     const settings = await getSettings(db);
     if (values.json) printJson(io, settings);
     else io.stdout.write(`${key} = ${settings[key]}\n`);

@@ -4,7 +4,7 @@ import { envelopeB } from '../../http/envelope.js';
 import { FieldErrors } from '../../http/field-errors.js';
 import { AppError } from '../../http/errors.js';
 import { AUTH_ERRORS, errorResponses } from '../../http/schemas.js';
-import { getSettings, parseSetting, setSettings, SETTING_KEYS, type SiteSettings } from './service.js';
+import { changeSettings, getSettings, parseSetting, SETTING_KEYS, type SiteSettings } from './service.js';
 
 const SettingsData = Type.Object({
   timezone: Type.String({ description: 'IANA zone name of the site' }),
@@ -59,7 +59,7 @@ export default async function settingsRoutes(app: App): Promise<void> {
         }
       }
       errors.throwIfAny('The settings are invalid');
-      await setSettings(app.db, changes);
+      await changeSettings(app.db, changes);
       return { success: true as const, message: 'Settings updated', data: await getSettings(app.db) };
     },
   );

@@ -1,8 +1,10 @@
 import { isValidTimezone } from '../../config.js';
-import type { Db } from '../../db/database.js';
+import { dialectOfDb, type Db } from '../../db/database.js';
+import { CATALOG_LOCK, lockedTransaction } from '../../db/transactions.js';
 import { prepareQuery } from '../../db/prepared.js';
 import { AppError } from '../../http/errors.js';
 import { nowIso } from '../../lib/time.js';
+import { reexpressBookings } from '../bookings/repository.js';
 import { DEFAULT_SITE_SCHEDULE, parseSchedule, SITE_SCHEDULE_KEY, type Schedule } from '../schedules/model.js';
 
 export interface SiteSettings {
@@ -100,6 +102,21 @@ export async function getTimezone(db: Db): Promise<string> {
   return row?.value ?? 'UTC';
 }
 
+/**
+ * Changes settings, with `alongside` in the same transaction. A zone re-expresses every booking's
+ * local date and time in it (their instants stay), holding the catalog lock exclusively, which
+ * every booking write holds shared: no booking is written in the old zone meanwhile.
+ */
+export async function changeSettings(db: Db, values: Partial<SiteSettings>, alongside?: (trx: Db) => Promise<void>): Promise<void> {
+  const zone = values.timezone;
+  await lockedTransaction({ db, dialect: dialectOfDb(db) }, zone === undefined ? [] : [CATALOG_LOCK], async (trx) => {
+    if (zone !== undefined) await reexpressBookings(trx, zone);
+    await setSettings(trx, values);
+    await alongside?.(trx);
+  });
+}
+
+/** Writes settings as they are; changeSettings is the way to change them in a running site. */
 export async function setSettings(db: Db, values: Partial<SiteSettings>): Promise<void> {
   const at = nowIso();
   const rows = Object.entries(values).map(([key, value]) => ({ key, value: String(value), updated_at: at }));

@@ -74,14 +74,10 @@ export function localDateTime(iso: string, timezone: string): string {
   return wall ? `${wall.local.slice(0, 10)} ${wall.local.slice(11)}` : DateTime.fromISO(iso, { zone: 'utc' }).setZone(timezone).toFormat('yyyy-MM-dd HH:mm:ss');
 }
 
-/** The first instant of a local date (YYYY-MM-DD) in the site timezone, in the stored form. */
-export function startOfLocalDay(date: string, timezone: string): string {
-  return DateTime.fromISO(date, { zone: timezone }).startOf('day').toUTC().toISO()!;
-}
-
-/** The first instant after a local date: date filters include the whole of their last day. */
-export function endOfLocalDay(date: string, timezone: string): string {
-  return DateTime.fromISO(date, { zone: timezone }).startOf('day').plus({ days: 1 }).toUTC().toISO()!;
+/** An instant in the stored form (ISO 8601, UTC); one past the year 9999 as a text above every stored one. */
+export function storedInstant(ms: number): string {
+  const date = new Date(ms);
+  return date.getUTCFullYear() > 9999 ? '9999-99' : date.toISOString();
 }
 
 /** True for a real calendar date written YYYY-MM-DD. */

@@ -1,7 +1,7 @@
 import type { App } from '../../app.js';
 import { parseInclude, sortDirection } from '../../http/list-query.js';
 import { AUTH_ERRORS, errorResponses, IdParams } from '../../http/schemas.js';
-import { endOfLocalDay, startOfLocalDay } from '../../lib/time.js';
+import { storedDayBounds } from '../availability/engine.js';
 import { getTimezone } from '../settings/service.js';
 import {
   AGENT_INCLUDES,
@@ -45,8 +45,8 @@ export default async function agentRoutes(app: App): Promise<void> {
           phone: q.phone,
           locationId: q.location_id,
           serviceId: q.service_id,
-          createdFrom: q.created_after && startOfLocalDay(q.created_after, timezone),
-          createdBefore: q.created_before && endOfLocalDay(q.created_before, timezone),
+          createdFrom: q.created_after && storedDayBounds(q.created_after, timezone).from,
+          createdBefore: q.created_before && storedDayBounds(q.created_before, timezone).until,
         },
         { by: q.order_by ?? 'first_name', direction: sortDirection(q.order) },
         page,

@@ -1,5 +1,5 @@
 import { DateTime, IANAZone } from 'luxon';
-import { offsetText, wallClockAt, zoneOffset } from '../../lib/time.js';
+import { offsetText, storedInstant, wallClockAt, zoneOffset } from '../../lib/time.js';
 import { weekdayName, type Period, type Schedule, type Weekly } from '../schedules/model.js';
 
 /**
@@ -275,6 +275,16 @@ export function workingSpans(schedule: Schedule, date: string, customHours: Week
 export function daySpan(date: string, zone: string): Span {
   const ianaZone = zoneOf(zone);
   return { start: boundaryInstant(date, 0, ianaZone), end: boundaryInstant(date, 24 * 60, ianaZone) };
+}
+
+/**
+ * The stored-form instants a local date runs from (its first instant) and until (the next
+ * date's first), for filters on stored times: a date that starts at 01:00, or has two
+ * midnights, starts at its first instant all the same.
+ */
+export function storedDayBounds(date: string, zone: string): { from: string; until: string } {
+  const { start, end } = daySpan(date, zone);
+  return { from: storedInstant(start), until: storedInstant(end) };
 }
 
 export function isWithin(span: Span, spans: readonly Span[]): boolean {

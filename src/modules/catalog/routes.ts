@@ -2,7 +2,7 @@ import type { App } from '../../app.js';
 import { parseInclude, sortDirection } from '../../http/list-query.js';
 import { AUTH_ERRORS, errorResponses, IdParams } from '../../http/schemas.js';
 import { toCents } from '../../lib/money.js';
-import { endOfLocalDay, startOfLocalDay } from '../../lib/time.js';
+import { storedDayBounds } from '../availability/engine.js';
 import { getTimezone } from '../settings/service.js';
 import { categoryRoutes } from './category-routes.js';
 import {
@@ -52,10 +52,10 @@ export default async function catalogRoutes(app: App): Promise<void> {
           priceMaxCents: q.price_max === undefined ? undefined : toCents(q.price_max),
           durationMin: q.duration_min,
           durationMax: q.duration_max,
-          createdFrom: q.created_after && startOfLocalDay(q.created_after, timezone),
-          createdBefore: q.created_before && endOfLocalDay(q.created_before, timezone),
-          updatedFrom: q.updated_after && startOfLocalDay(q.updated_after, timezone),
-          updatedBefore: q.updated_before && endOfLocalDay(q.updated_before, timezone),
+          createdFrom: q.created_after && storedDayBounds(q.created_after, timezone).from,
+          createdBefore: q.created_before && storedDayBounds(q.created_before, timezone).until,
+          updatedFrom: q.updated_after && storedDayBounds(q.updated_after, timezone).from,
+          updatedBefore: q.updated_before && storedDayBounds(q.updated_before, timezone).until,
         },
         { by: q.order_by ?? 'id', direction: sortDirection(q.order) },
         page,

@@ -7,6 +7,7 @@ import { AppError, notFound, type ErrorDetails } from '../../http/errors.js';
 import { offsetOf, pageOf, type Page } from '../../http/pagination.js';
 import { formatCents } from '../../lib/money.js';
 import { localDateTime, nowIso, todayIn } from '../../lib/time.js';
+import { storedDayBounds } from '../availability/engine.js';
 import { enqueueMail } from '../mail/outbox.js';
 import { getTimezone } from '../settings/service.js';
 import * as repository from './repository.js';
@@ -196,11 +197,6 @@ function prefixRange(parameter: string, text: string, timezone: string, bad: Err
   return { from: storedBound(start), until: storedBound(start.plus({ [unit]: 1 })) };
 }
 
-/** Start of the local day `date` (YYYY-MM-DD, schema-checked), as a stored UTC instant. */
-function dayStart(date: string, timezone: string, plusDays = 0): string {
-  return storedBound(DateTime.fromISO(date, { zone: timezone }).startOf('day').plus({ days: plusDays }));
-}
-
 function listFilters(query: CustomerListQuery, timezone: string): CustomerFilters {
   const bad: ErrorDetails = {};
   const filters: CustomerFilters = {
@@ -214,8 +210,8 @@ function listFilters(query: CustomerListQuery, timezone: string): CustomerFilter
     phone: query.phone?.trim(),
     search: query.search?.trim(),
   };
-  if (query.created_after !== undefined) filters.createdFrom = dayStart(query.created_after, timezone);
-  if (query.created_before !== undefined) filters.createdUntil = dayStart(query.created_before, timezone, 1);
+  if (query.created_after !== undefined) filters.createdFrom = storedDayBounds(query.created_after, timezone).from;
+  if (query.created_before !== undefined) filters.createdUntil = storedDayBounds(query.created_before, timezone).until;
   const created = query.created_at === undefined ? undefined : prefixRange('created_at', query.created_at, timezone, bad);
   const updated = query.updated_at === undefined ? undefined : prefixRange('updated_at', query.updated_at, timezone, bad);
   if (Object.keys(bad).length > 0) throw new AppError('invalid_parameters', 'Invalid query parameters', bad);

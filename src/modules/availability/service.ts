@@ -4,10 +4,11 @@ import { parseSchedule, type Schedule, type Weekly } from '../schedules/model.js
 import { getSettings, type SiteSettings } from '../settings/service.js';
 import type { BusyTimes, VersionedAgent } from './busy-times.js';
 import type { DaySlots } from './day-slots.js';
-import { daySpan, freeSlots, inZone, joinSlots, localInstant, nextDate, slotAgent, workingSpans, type BusyBooking, type FreeSlot, type SlotAgent, type Span } from './engine.js';
+import { daySpan, freeSlots, inZone, joinSlots, localInstant, localTime, nextDate, slotAgent, workingSpans, type BusyBooking, type FreeSlot, type SlotAgent, type Span } from './engine.js';
 import { agentsAtLocation, busyBookings, connectedAgents, type AgentBooking, type ConnectionRow, type ServiceRow } from './repository.js';
 
 const MINUTE_MS = 60_000;
+const DAY_MS = 86_400_000;
 
 /** An agent who may take bookings of one service, with what the connection sets for it. */
 export interface Candidate {
@@ -116,9 +117,20 @@ export function slotsOfDays(
         agents,
       ),
     );
-    days.set(date, joinSlots(lists));
+    days.set(date, nameable(joinSlots(lists), date, context.timezone));
   }
   return days;
+}
+
+/**
+ * The slots a client can ask for by their date and time: on a day whose clocks go back, a
+ * repeated local time names its first occurrence (contract §6), so a start in the second is
+ * left out.
+ */
+function nameable(slots: FreeSlot[], date: string, zone: string): FreeSlot[] {
+  const day = daySpan(date, zone);
+  if (day.end - day.start <= DAY_MS) return slots;
+  return slots.filter((slot) => localInstant(date, localTime(slot.start, zone), zone) === slot.start);
 }
 
 /** The instants the dates cover in the zone, from the first one's start to the last one's end. */
@@ -198,17 +210,7 @@ export async function suggestedStarts(
   while (dates.length < SUGGESTION_DAYS) dates.push(nextDate(dates[dates.length - 1] ?? date));
   const days = await availabilityOfDays(db, candidates, dates, service, context, extra, excludeBookingId);
   const starts = [...new Set([...days.values()].flat().map((slot) => slot.start))].sort((a, b) => a - b);
-  const suggestions: string[] = [];
-  for (const start of starts) {
-    const local = inZone(start, context.timezone);
-    const [day, time] = [local.toFormat('yyyy-MM-dd'), local.toFormat('HH:mm')];
-    // A local time the clocks show twice means its first occurrence: a free second one cannot
-    // be asked for by its text, so it is no suggestion.
-    if (localInstant(day, time, context.timezone) !== start) continue;
-    suggestions.push(`${day} ${time}`);
-    if (suggestions.length === SUGGESTION_COUNT) break;
-  }
-  return suggestions;
+  return starts.slice(0, SUGGESTION_COUNT).map((start) => inZone(start, context.timezone).toFormat('yyyy-MM-dd HH:mm'));
 }
 
 /** `any` and `-1` let availability choose the agent; otherwise a positive id. */

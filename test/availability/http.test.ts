@@ -159,7 +159,7 @@ describe.each(DIALECTS)('GET /availability (%s)', (dialect) => {
         exceptions: [],
       }),
     });
-    const day = async () => (await availability(`service_id=${site.serviceId}&date=2030-10-27&agent_id=${night}`)).data.days[0].slots.map((s: Json) => s.start_datetime as string);
+    const day = async (): Promise<string[]> => ((await availability(`service_id=${site.serviceId}&date=2030-10-27&agent_id=${night}`)).data.days[0].slots as Json[]).map((s: Json) => s.start_datetime as string);
     // 02:00–03:00 happens twice (+02:00, then +01:00): each start is offered at its first occurrence only.
     expect(await day()).toEqual([
       '2030-10-27T01:00:00+02:00',

@@ -266,6 +266,7 @@ describe.each(DIALECTS)('GET /availability (%s)', (dialect) => {
     ['no date', '', 'date_from'],
     ['only date_from', 'date_from=2030-01-01', 'date_to'],
     ['a range ending before it starts', 'date_from=2030-01-05&date_to=2030-01-04', 'date_to'],
+    ['both forms, date and a range', 'date=2030-01-07&date_from=2030-01-01&date_to=2030-12-31', 'date'],
     ['a date that does not exist', 'date=2030-02-30', 'date'],
     ['a malformed date', 'date=tomorrow', 'date'],
     ['an unknown service', 'date=2030-01-07&service_id=999999', 'service_id'],

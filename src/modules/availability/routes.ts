@@ -20,8 +20,10 @@ function requireDate(field: string, value: string): string {
 
 function dateRange(query: { date?: string; date_from?: string; date_to?: string }): string[] {
   if (query.date !== undefined) {
-    const date = requireDate('date', query.date);
-    return [date];
+    if (query.date_from !== undefined || query.date_to !== undefined) {
+      throw new AppError('invalid_request', 'Give date, or date_from and date_to, not both', { date: 'cannot be combined with date_from or date_to' });
+    }
+    return [requireDate('date', query.date)];
   }
   if (query.date_from === undefined || query.date_to === undefined) {
     const missing = query.date_from === undefined ? 'date_from' : 'date_to';

@@ -3,8 +3,11 @@ import type { FreeSlot } from './engine.js';
 import type { ServiceRow } from './repository.js';
 import type { SlotContext, VersionedCandidate } from './service.js';
 
-/** Days kept in all, at most: the least recently asked go first. */
-const DEFAULT_LIMIT = 20_000;
+/**
+ * Days kept in all, at most: the least recently asked go first. A day of ten agents' half-hour
+ * slots, with what is made of it, takes some 13 KB: this keeps an instance under about 30 MB.
+ */
+const DEFAULT_LIMIT = 2_000;
 /** Distinct schedule texts given an id, at most, before the ids start over (with new numbers). */
 const SCHEDULE_IDS_LIMIT = 10_000;
 

@@ -129,14 +129,18 @@ describe.each(DIALECTS)('GET /availability (%s)', (dialect) => {
     expect(startsOf(day)).toEqual(['09:00', '09:30', '10:00', '10:10', '10:40', '11:10']);
   });
 
-  it('steps over the DST change of the site zone', async () => {
-    const site = await newSite(t.db);
-    const night = await addAgent(t.db, site, {
+  /** An agent of the site who works Sundays only, from `start` to 05:00 (DST changes happen at night). */
+  const sundayNightAgent = (site: Site, start: string) =>
+    addAgent(t.db, site, {
       schedule: JSON.stringify({
-        weekly: { monday: [], tuesday: [], wednesday: [], thursday: [], friday: [], saturday: [], sunday: [{ start: '00:00', end: '05:00' }] },
+        weekly: { monday: [], tuesday: [], wednesday: [], thursday: [], friday: [], saturday: [], sunday: [{ start, end: '05:00' }] },
         exceptions: [],
       }),
     });
+
+  it('steps over the DST change of the site zone', async () => {
+    const site = await newSite(t.db);
+    const night = await sundayNightAgent(site, '00:00');
     await setSettings(t.db, { slot_interval_minutes: 60 });
     try {
       const body = await availability(`service_id=${site.serviceId}&date=2030-03-31&agent_id=${night}`);
@@ -153,12 +157,7 @@ describe.each(DIALECTS)('GET /availability (%s)', (dialect) => {
 
   it('offers a local time the clocks show twice once, as its first occurrence, which a booking of that time takes', async () => {
     const site = await newSite(t.db);
-    const night = await addAgent(t.db, site, {
-      schedule: JSON.stringify({
-        weekly: { monday: [], tuesday: [], wednesday: [], thursday: [], friday: [], saturday: [], sunday: [{ start: '01:00', end: '05:00' }] },
-        exceptions: [],
-      }),
-    });
+    const night = await sundayNightAgent(site, '01:00');
     const day = async (): Promise<string[]> => ((await availability(`service_id=${site.serviceId}&date=2030-10-27&agent_id=${night}`)).data.days[0].slots as Json[]).map((s: Json) => s.start_datetime as string);
     // 02:00–03:00 happens twice (+02:00, then +01:00): each start is offered at its first occurrence only.
     expect(await day()).toEqual([

@@ -33,6 +33,8 @@ describe.each(DIALECTS)("changing the site's zone (%s)", (dialect) => {
       ((await call('GET', `/bookings?agent_id=${site.agentId}&date_from=${date}&date_to=${date}`)).json().data as Json[]).map((b) => b.id as number);
     expect(await listed('2030-06-02')).toEqual([id]);
     expect(await listed('2030-06-03')).toEqual([]);
+    const item = await t.db.selectFrom('order_items').select('item_data').where('booking_id', '=', id).executeTakeFirstOrThrow();
+    expect(JSON.parse(item.item_data)).toMatchObject({ start_date: '2030-06-02', start_time: '20:00' });
 
     // Sending back what was shown moves nothing.
     const echoed = await call('PUT', `/bookings/${id}`, { start_date: '2030-06-02', start_time: '20:00', notes: 'echo' });
@@ -56,5 +58,17 @@ describe.each(DIALECTS)("changing the site's zone (%s)", (dialect) => {
     const first = rows.find((r) => r.start_at === '2031-01-06T09:00:00.000Z');
     expect(first).toMatchObject({ start_date: '2031-01-06', start_time: '14:45', end_time: '15:45' });
     await call('PUT', '/settings', { timezone: 'Europe/Berlin' });
+  });
+
+  it('refuses a zone in which a booking would end after the year 9999, and changes nothing', async () => {
+    const site = await newSite(t.db);
+    const id = await insertBooking(t.db, site, { start_at: '9999-12-31T20:00:00.000Z', end_at: '9999-12-31T21:00:00.000Z', timezone: 'Europe/Berlin' });
+    const refused = await call('PUT', '/settings', { timezone: 'Pacific/Kiritimati' });
+    expect(refused.statusCode).toBe(422);
+    expect(refused.json().error).toMatchObject({ code: 'validation_failed', details: { timezone: expect.stringContaining(`booking ${id}`) } });
+    expect((await call('GET', '/settings')).json().data.timezone).toBe('Europe/Berlin');
+    const row = await t.db.selectFrom('bookings').select(['start_date', 'timezone']).where('id', '=', id).executeTakeFirstOrThrow();
+    expect(row).toEqual({ start_date: '2030-01-07', timezone: 'Europe/Berlin' });
+    await t.db.deleteFrom('bookings').where('id', '=', id).execute();
   });
 });

@@ -77,7 +77,10 @@ export async function updateBooking(handle: Handle, id: number, update: BookingU
     if (!current) throw new AppError('booking_not_found', `Booking ${id} does not exist`);
     const keys: LockKey[] = [{ shared: CATALOG_LOCK }, bookingLock(id), `agent:${current.agent_id}`, `agent:${update.agentId ?? current.agent_id}`];
     if (update.customer.email !== undefined) keys.push(emailLock(update.customer.email));
-    if (update.customerId !== undefined) keys.push({ shared: customerLock(update.customerId) });
+    // Changing the customer's own fields is a customer update; only referring to one is shared.
+    const customerId = update.customerId ?? current.customer_id;
+    if (Object.keys(update.customer).length > 0) keys.push(customerLock(customerId));
+    else if (update.customerId !== undefined) keys.push({ shared: customerLock(update.customerId) });
     // An order update changes the order's row, then its bookings'; this may change the booking's
     // row, then the order's (price, customer, status). Both hold the order's lock, or they could deadlock.
     if (current.order_id !== null) keys.push(orderLock(current.order_id));

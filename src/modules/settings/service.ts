@@ -103,14 +103,15 @@ export async function getTimezone(db: Db): Promise<string> {
 }
 
 /**
- * Changes settings, with `alongside` in the same transaction. A zone re-expresses every booking's
- * local date and time in it (their instants stay), holding the catalog lock exclusively, which
- * every booking write holds shared: no booking is written in the old zone meanwhile.
+ * Changes settings, with `alongside` in the same transaction. A new zone re-expresses every
+ * booking's local date and time in it (their instants stay), holding the catalog lock
+ * exclusively, which every booking write holds shared: no booking is written in the old zone
+ * meanwhile. The zone it already has changes nothing.
  */
 export async function changeSettings(db: Db, values: Partial<SiteSettings>, alongside?: (trx: Db) => Promise<void>): Promise<void> {
   const zone = values.timezone;
   await lockedTransaction({ db, dialect: dialectOfDb(db) }, zone === undefined ? [] : [CATALOG_LOCK], async (trx) => {
-    if (zone !== undefined) await reexpressBookings(trx, zone);
+    if (zone !== undefined && zone !== (await getTimezone(trx))) await reexpressBookings(trx, zone);
     await setSettings(trx, values);
     await alongside?.(trx);
   });

@@ -23,13 +23,37 @@ export const CATALOG_LOCK = 'catalog';
  * per-key locking.
  * PostgreSQL: a transaction-scoped advisory lock per key, taken in sorted order so that two
  * transactions locking overlapping sets cannot deadlock; READ COMMITTED then lets each statement
- * see what earlier lock holders committed. A key named both ways is taken exclusively.
+ * see what earlier lock holders committed. A key named both ways is taken exclusively. A
+ * transaction PostgreSQL ends to break a deadlock (of row locks) runs again, three times at most.
  */
 export async function lockedTransaction<T>(
   database: { db: Db; dialect: Dialect },
   lockKeys: readonly LockKey[],
   work: (trx: Db) => Promise<T>,
 ): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await lockedAttempt(database, lockKeys, work);
+    } catch (error) {
+      if (attempt >= ATTEMPTS || !endedForAnother(error)) throw error;
+    }
+  }
+}
+
+/** Runs of a transaction PostgreSQL ends for another's sake, at most. */
+const ATTEMPTS = 3;
+
+/**
+ * A deadlock or serialisation failure: PostgreSQL rolled the transaction back so that another
+ * could go on, and running it again is safe. Advisory locks in sorted order cannot deadlock;
+ * row locks taken in different orders by transactions under different keys still can.
+ */
+function endedForAnother(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '40P01' || code === '40001';
+}
+
+async function lockedAttempt<T>(database: { db: Db; dialect: Dialect }, lockKeys: readonly LockKey[], work: (trx: Db) => Promise<T>): Promise<T> {
   return database.db.transaction().execute(async (trx) => {
     if (database.dialect === 'postgres') {
       const exclusive = new Map<string, boolean>();

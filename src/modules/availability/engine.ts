@@ -278,6 +278,15 @@ export function daySpan(date: string, zone: string): Span {
 }
 
 /**
+ * The first instant at which the clocks of `zone` show `minutes` after the midnight of `date`
+ * (minutes past 24:00 run into the next dates): in a DST gap, the moment the clocks jump; in an
+ * overlap, the first occurrence.
+ */
+export function wallClockBoundary(date: string, minutes: number, zone: string): number {
+  return boundaryInstant(date, minutes, zoneOf(zone));
+}
+
+/**
  * The stored-form instants a local date runs from (its first instant) and until (the next
  * date's first), for filters on stored times: a date that starts at 01:00, or has two
  * midnights, starts at its first instant all the same.

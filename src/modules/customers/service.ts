@@ -1,13 +1,12 @@
 import { createHash } from 'node:crypto';
-import { DateTime } from 'luxon';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/constraints.js';
 import type { Db, Dialect } from '../../db/database.js';
 import { CATALOG_LOCK, lockedTransaction, type LockKey } from '../../db/transactions.js';
 import { AppError, notFound, type ErrorDetails } from '../../http/errors.js';
 import { offsetOf, pageOf, type Page } from '../../http/pagination.js';
 import { formatCents } from '../../lib/money.js';
-import { localDateTime, nowIso, todayIn } from '../../lib/time.js';
-import { storedDayBounds } from '../availability/engine.js';
+import { localDateTime, nowIso, storedInstant, todayIn } from '../../lib/time.js';
+import { isCalendarDate, storedDayBounds, wallClockBoundary } from '../availability/engine.js';
 import { enqueueMail } from '../mail/outbox.js';
 import { getTimezone } from '../settings/service.js';
 import * as repository from './repository.js';
@@ -168,33 +167,32 @@ interface InstantRange {
 }
 
 /**
- * A bound as stored instant text. Stored instants have four-digit years; a bound past year 9999
- * (the day after 9999-12-31) becomes text that sorts after every one of them.
- */
-function storedBound(dateTime: DateTime): string {
-  const utc = dateTime.toUTC();
-  return utc.year > 9999 ? '9999-99' : utc.toISO()!;
-}
-
-/**
  * A prefix of the displayed date-time (`2026`, `2026-03`, `2026-03-14 09`, …) in the site timezone
- * → the UTC range of instants whose display starts with it, so the filter runs on the index.
+ * → the UTC range of instants whose display starts with it, so the filter runs on the index: from
+ * the first instant the clocks reach the prefix to the first they reach what follows it. So an
+ * hour the clocks skip matches nothing, and an hour they repeat matches both times; a minute or
+ * second they repeat, its first occurrence (contract §6).
  */
 function prefixRange(parameter: string, text: string, timezone: string, bad: ErrorDetails): InstantRange | undefined {
   const match = /^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:[ T](\d{2})(?::(\d{2})(?::(\d{2}))?)?)?)?)?$/.exec(text);
-  const parts = match?.slice(1).map((p) => (p === undefined ? undefined : Number(p))) ?? [];
-  const [year, month, day, hour, minute, second] = parts;
-  const start = DateTime.fromObject(
-    { year, month: month ?? 1, day: day ?? 1, hour: hour ?? 0, minute: minute ?? 0, second: second ?? 0 },
-    { zone: timezone },
-  );
-  // Luxon would roll 2026-02-30 over to March; a prefix naming no real moment is an error.
-  if (!match || !start.isValid || (day !== undefined && start.day !== day)) {
+  const [year = '', month, day, hour, minute, second] = match?.slice(1) ?? [];
+  const first = `${year}-${month ?? '01'}-${day ?? '01'}`;
+  const clock = [Number(hour ?? 0), Number(minute ?? 0), Number(second ?? 0)] as const;
+  if (!match || !isCalendarDate(first) || clock[0] > 23 || clock[1] > 59 || clock[2] > 59) {
     bad[parameter] = 'must be a real date-time prefix: YYYY, YYYY-MM, YYYY-MM-DD or YYYY-MM-DD HH[:MM[:SS]]';
     return undefined;
   }
-  const unit = second !== undefined ? 'second' : minute !== undefined ? 'minute' : hour !== undefined ? 'hour' : day !== undefined ? 'day' : month !== undefined ? 'month' : 'year';
-  return { from: storedBound(start), until: storedBound(start.plus({ [unit]: 1 })) };
+  if (hour === undefined) {
+    const lastDay = day ?? (month === undefined ? '31' : String(new Date(Date.UTC(Number(year), Number(month), 0)).getUTCDate()));
+    return { from: storedDayBounds(first, timezone).from, until: storedDayBounds(`${year}-${month ?? '12'}-${lastDay}`, timezone).until };
+  }
+  const minutes = clock[0] * 60 + clock[1];
+  if (second === undefined) {
+    const length = minute === undefined ? 60 : 1;
+    return { from: storedInstant(wallClockBoundary(first, minutes, timezone)), until: storedInstant(wallClockBoundary(first, minutes + length, timezone)) };
+  }
+  const from = wallClockBoundary(first, minutes, timezone) + clock[2] * 1000;
+  return { from: storedInstant(from), until: storedInstant(from + 1000) };
 }
 
 function listFilters(query: CustomerListQuery, timezone: string): CustomerFilters {

@@ -104,17 +104,19 @@ export default async function availabilityRoutes(app: App): Promise<void> {
       const query = request.query;
       const dates = dateRange(query);
       const agent = parseAgentChoice(query.agent_id ?? 'any');
-      const service = await findService(app.db, query.service_id);
+      // Independent reads at once: on PostgreSQL each is a round trip.
+      const [service, agentRow, location, { settings, schedule: site }] = await Promise.all([
+        findService(app.db, query.service_id),
+        agent === 'any' ? undefined : findAgent(app.db, agent),
+        query.location_id === undefined ? undefined : findLocation(app.db, query.location_id),
+        getSettingsAndSchedule(app.db),
+      ]);
       if (!service) throw new AppError('invalid_request', `Service ${query.service_id} does not exist`, { service_id: 'does not exist' });
-      if (agent !== 'any' && !(await findAgent(app.db, agent))) {
-        throw new AppError('invalid_request', `Agent ${agent} does not exist`, { agent_id: 'does not exist' });
-      }
-      const location = query.location_id === undefined ? undefined : await findLocation(app.db, query.location_id);
+      if (agent !== 'any' && !agentRow) throw new AppError('invalid_request', `Agent ${agent} does not exist`, { agent_id: 'does not exist' });
       if (query.location_id !== undefined && !location) {
         throw new AppError('invalid_request', `Location ${query.location_id} does not exist`, { location_id: 'does not exist' });
       }
 
-      const { settings, schedule: site } = await getSettingsAndSchedule(app.db);
       const context = slotContextOf(settings);
       // A disabled service has no free slots, like an inactive agent or location: none can be booked.
       const candidates =

@@ -27,5 +27,12 @@ describe.each(DIALECTS)('GET /customers?created_at= across DST changes (%s)', (d
     expect(await found('2030-03-31 02')).toEqual([]);
     expect(await found('2030-03-31 03')).toEqual([afterGap]);
     expect(await found('2030-03')).toEqual([afterGap]);
+
+    const jumpedTo = await created('2030-03-31T01:00:15.000Z'); // 03:00:15 +02:00, just after the jump
+    expect(await found('2030-03-31 02:30:15')).toEqual([]);
+    expect(await found('2030-03-31 02:00:15')).toEqual([]);
+    expect(await found('2030-03-31 03:00:15')).toEqual([jumpedTo]);
+    // The minute before the repeated hour is one minute, not the whole repeat after it.
+    expect(await found('2030-10-27 02:59')).toEqual([]);
   });
 });

@@ -6,7 +6,7 @@ import { AppError, notFound, type ErrorDetails } from '../../http/errors.js';
 import { offsetOf, pageOf, type Page } from '../../http/pagination.js';
 import { formatCents } from '../../lib/money.js';
 import { localDateTime, nowIso, storedInstant, todayIn } from '../../lib/time.js';
-import { isCalendarDate, storedDayBounds, wallClockBoundary } from '../availability/engine.js';
+import { isCalendarDate, localInstant, storedDayBounds, wallClockBoundary } from '../availability/engine.js';
 import { enqueueMail } from '../mail/outbox.js';
 import { getTimezone } from '../settings/service.js';
 import * as repository from './repository.js';
@@ -170,8 +170,8 @@ interface InstantRange {
  * A prefix of the displayed date-time (`2026`, `2026-03`, `2026-03-14 09`, …) in the site timezone
  * → the UTC range of instants whose display starts with it, so the filter runs on the index: from
  * the first instant the clocks reach the prefix to the first they reach what follows it. So an
- * hour the clocks skip matches nothing, and an hour they repeat matches both times; a minute or
- * second they repeat, its first occurrence (contract §6).
+ * hour the clocks skip matches nothing, and an hour they repeat matches both times. A minute or
+ * second the clocks skip matches nothing; one they repeat, its first occurrence (contract §6).
  */
 function prefixRange(parameter: string, text: string, timezone: string, bad: ErrorDetails): InstantRange | undefined {
   const match = /^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:[ T](\d{2})(?::(\d{2})(?::(\d{2}))?)?)?)?)?$/.exec(text);
@@ -183,16 +183,29 @@ function prefixRange(parameter: string, text: string, timezone: string, bad: Err
     return undefined;
   }
   if (hour === undefined) {
-    const lastDay = day ?? (month === undefined ? '31' : String(new Date(Date.UTC(Number(year), Number(month), 0)).getUTCDate()));
-    return { from: storedDayBounds(first, timezone).from, until: storedDayBounds(`${year}-${month ?? '12'}-${lastDay}`, timezone).until };
+    return { from: storedDayBounds(first, timezone).from, until: storedDayBounds(lastDateOf(year, month, day), timezone).until };
   }
-  const minutes = clock[0] * 60 + clock[1];
-  if (second === undefined) {
-    const length = minute === undefined ? 60 : 1;
-    return { from: storedInstant(wallClockBoundary(first, minutes, timezone)), until: storedInstant(wallClockBoundary(first, minutes + length, timezone)) };
+  if (minute === undefined) {
+    const minutes = clock[0] * 60;
+    return { from: storedInstant(wallClockBoundary(first, minutes, timezone)), until: storedInstant(wallClockBoundary(first, minutes + 60, timezone)) };
   }
-  const from = wallClockBoundary(first, minutes, timezone) + clock[2] * 1000;
-  return { from: storedInstant(from), until: storedInstant(from + 1000) };
+  const start = localInstant(first, `${hour}:${minute}`, timezone);
+  if (start === undefined) return { from: NO_INSTANT, until: NO_INSTANT };
+  const from = start + clock[2] * 1000;
+  return { from: storedInstant(from), until: storedInstant(from + (second === undefined ? 60_000 : 1000)) };
+}
+
+/** A bound no stored instant reaches: a range from it to it matches nothing. */
+const NO_INSTANT = '9999-99';
+
+/** The last date a YYYY, YYYY-MM or YYYY-MM-DD prefix covers. */
+function lastDateOf(year: string, month: string | undefined, day: string | undefined): string {
+  if (month === undefined) return `${year}-12-31`;
+  if (day !== undefined) return `${year}-${month}-${day}`;
+  // Day 0 of the next month is the last of this one; setUTCFullYear takes years below 100 as they are.
+  const last = new Date(0);
+  last.setUTCFullYear(Number(year), Number(month), 0);
+  return `${year}-${month}-${String(last.getUTCDate()).padStart(2, '0')}`;
 }
 
 function listFilters(query: CustomerListQuery, timezone: string): CustomerFilters {

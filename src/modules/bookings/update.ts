@@ -65,7 +65,7 @@ function checkTransition(from: BookingStatus, to: BookingStatus, mayManageComple
   }
 }
 
-const AGENT_MOVED = Symbol('agent moved');
+const LOCKED_TOO_LITTLE = Symbol('locked too little');
 
 /**
  * PUT /bookings/{id}. A change of time, duration, agent or service, or bringing a cancelled
@@ -87,11 +87,12 @@ export async function updateBooking(handle: Handle, id: number, update: BookingU
     const result = await lockedTransaction(handle, keys, async (trx) => {
       const booking = await repository.findBooking(trx, id);
       if (!booking) throw new AppError('booking_not_found', `Booking ${id} does not exist`);
-      // Another request moved it to an agent whose lock this transaction does not hold.
-      if (booking.agent_id !== current.agent_id) return AGENT_MOVED;
+      // Another request gave it an agent, or a customer whose fields this changes, whose lock
+      // this transaction does not hold: choose the locks again.
+      if (booking.agent_id !== current.agent_id || booking.customer_id !== current.customer_id) return LOCKED_TOO_LITTLE;
       return applyUpdate(trx, handle, booking, update, mayManageCompleted);
     });
-    if (result !== AGENT_MOVED) return result;
+    if (result !== LOCKED_TOO_LITTLE) return result;
   }
 }
 

@@ -39,12 +39,6 @@ export function hashKey(key: string): string {
   return hash('sha256', key, 'hex');
 }
 
-export function keyTypeOf(key: string): KeyType | undefined {
-  if (key.startsWith('bk_test_')) return 'test';
-  if (key.startsWith('bk_live_')) return 'live';
-  return undefined;
-}
-
 export function parsePermissions(names: readonly string[]): PermissionGrant[] {
   const unknown = names.filter((n) => n !== '*' && !isPermission(n));
   if (unknown.length > 0) {

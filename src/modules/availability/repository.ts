@@ -1,7 +1,7 @@
 import { sql, type SqlBool } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { prepareRowsQuery, prepareQuery } from '../../db/prepared.js';
-import { MAX_BULK_BOOKINGS } from '../bookings/schemas.js';
+import { MAX_BULK_BOOKINGS } from '../bookings/limits.js';
 import type { BusyBooking, Span } from './engine.js';
 
 /**

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { prepareRowsQuery } from '../../db/prepared.js';
 import { hasDefaultLocation, type ConnectionRow, type ServiceRow } from '../availability/repository.js';
-import { MAX_BULK_BOOKINGS } from './schemas.js';
+import { MAX_BULK_BOOKINGS } from './limits.js';
 
 /** An agent as the checks of a booking and its representation need it. */
 export interface AgentFacts {

@@ -5,7 +5,7 @@ import { AppError } from '../../http/errors.js';
 import { localDateTime } from '../../lib/time.js';
 import { bumpBusyVersions } from '../availability/repository.js';
 import type { OrdersTable, TransactionsTable } from '../orders/table.js';
-import { MAX_BULK_BOOKINGS } from './schemas.js';
+import { MAX_BULK_BOOKINGS } from './limits.js';
 import type { BookingMetaTable, BookingsTable } from './table.js';
 
 // Every write below raises the busy-time version of the agents whose bookings it changes, in the

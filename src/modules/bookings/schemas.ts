@@ -3,6 +3,7 @@ import { pageParams } from '../../http/pagination.js';
 import { Id, Int32, PartialText } from '../../http/schemas.js';
 import { MAX_AMOUNT } from '../orders/schemas.js';
 import { AgentChoice, DateText, TimeText } from '../availability/schemas.js';
+import { MAX_BULK_BOOKINGS } from './limits.js';
 import { META_LIMITS } from './request.js';
 
 // A link's key lets whoever holds it see and cancel the booking: only keys that may change bookings see it on a read.
@@ -59,9 +60,6 @@ export type CreateBookingInput = Static<typeof CreateBookingBody>;
 /** A bulk element: checked one by one (a bad element fails alone), customer only nested. */
 export const BulkElement = Type.Object(createFields);
 export type BulkElementInput = Static<typeof BulkElement>;
-
-/** The most bookings one bulk request creates. */
-export const MAX_BULK_BOOKINGS = 50;
 
 export const BulkBody = Type.Object({
   bookings: Type.Array(Type.Record(Type.String(), Type.Unknown()), { minItems: 1, maxItems: MAX_BULK_BOOKINGS }),

@@ -92,10 +92,35 @@ export interface AppOptions {
  * What the log says of a request: Fastify's fields, with the key of a manage-booking link (the
  * capability to see and cancel a booking) masked wherever a query string carries one.
  */
+/**
+ * The URL with the value of every `key` query parameter masked (a manage-booking link's secret),
+ * judged by the name as the query parser decodes it (`k%65y` is `key` too); a name that does not
+ * decode is masked as well.
+ */
+function maskKeys(url: string): string {
+  const start = url.indexOf('?');
+  if (start < 0) return url;
+  const parameters = url
+    .slice(start + 1)
+    .split('&')
+    .map((parameter) => {
+      const end = parameter.indexOf('=');
+      const name = end < 0 ? parameter : parameter.slice(0, end);
+      let decoded: string;
+      try {
+        decoded = decodeURIComponent(name.replaceAll('+', ' '));
+      } catch {
+        return `${name}=[redacted]`;
+      }
+      return decoded.trim().toLowerCase() === 'key' ? `${name}=[redacted]` : parameter;
+    });
+  return `${url.slice(0, start + 1)}${parameters.join('&')}`;
+}
+
 function requestForLog(request: FastifyRequest) {
   return {
     method: request.method,
-    url: request.url.replace(/([?&]key=)[^&#]*/gi, '$1[redacted]'),
+    url: maskKeys(request.url),
     host: request.host,
     remoteAddress: request.ip,
     remotePort: request.socket?.remotePort,

@@ -39,11 +39,17 @@ describe('the server process', () => {
     // A manage-booking link's key and an API key never reach the log.
     expect((await fetch(`${url}/manage-booking/NOSUCHCODE?role=agent&key=SecretLinkKey42`)).status).toBe(404);
     expect((await fetch(`${url}/booking-api/v1/status`, { headers: { 'x-api-key': 'bk_test_SecretApiKey42' } })).status).toBe(401);
+    // Spelled as the query parser decodes it, or not decodable at all: masked all the same.
+    expect((await fetch(`${url}/manage-booking/NOSUCHCODE?role=agent&k%65y=SecretEncoded42`)).status).toBe(404);
+    expect((await fetch(`${url}/manage-booking/NOSUCHCODE?%6Bey=SecretEncoded43&role=agent`)).status).toBe(404);
+    expect((await fetch(`${url}/manage-booking/NOSUCHCODE?role=agent&k%zzy=SecretUndecodable44`)).status).toBeLessThan(500);
     await new Promise<void>((resolve) => {
       const check = () => (server.output().stdout.includes('/booking-api/v1/status') ? resolve() : setTimeout(check, 20));
       check();
     });
     expect(server.output().stdout).toContain('/manage-booking/NOSUCHCODE?role=agent&key=[redacted]');
+    expect(server.output().stdout).toContain('/manage-booking/NOSUCHCODE?role=agent&k%65y=[redacted]');
+    expect(server.output().stdout).toContain('/manage-booking/NOSUCHCODE?%6Bey=[redacted]&role=agent');
     expect(server.output().stdout).not.toContain('Secret');
     server.child.kill('SIGTERM');
     const [code] = (await once(server.child, 'exit')) as [number];

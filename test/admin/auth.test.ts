@@ -104,6 +104,19 @@ describe.each(DIALECTS)('admin sign-in (%s)', (dialect) => {
     expect(forged.statusCode).toBe(403);
     expect(forged.headers['content-type']).toMatch(/text\/html/);
     expect(forged.cookies.find((c) => c.name === 'bk_admin_session')).toBeUndefined();
+
+    // A cookie and a form token that agree but were never issued (empty, short) sign nobody in.
+    for (const token of ['', 'abc']) {
+      const made = await t.app.inject({
+        method: 'POST',
+        url: '/admin/login',
+        remoteAddress: '10.0.0.3',
+        headers: { ...FORM, cookie: `bk_admin_login=${token}` },
+        payload: form({ _csrf: token, password: PASSWORD }),
+      });
+      expect(made.statusCode).toBe(403);
+      expect(made.cookies.find((c) => c.name === 'bk_admin_session')).toBeUndefined();
+    }
   });
 
   it(`limits sign-in attempts to ${LOGIN_ATTEMPTS} per address and window, even with the right password after that`, async () => {

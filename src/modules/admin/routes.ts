@@ -95,8 +95,11 @@ function fields(form: Form, name: string): string[] {
   return (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === 'string');
 }
 
+/** What a token this service issues looks like (24 or 32 random bytes, base64url). */
+const ISSUED_TOKEN = /^[\w-]{20,100}$/;
+
 function sameToken(sent: unknown, expected: string | undefined): boolean {
-  if (typeof sent !== 'string' || expected === undefined) return false;
+  if (typeof sent !== 'string' || expected === undefined || !ISSUED_TOKEN.test(expected)) return false;
   const a = Buffer.from(sent);
   const b = Buffer.from(expected);
   return a.length === b.length && timingSafeEqual(a, b);
@@ -202,7 +205,7 @@ export default async function adminRoutes(app: App, options: AdminOptions): Prom
   // ---- Sign in and out -------------------------------------------------------------------
   const showLogin = async (request: FastifyRequest, reply: FastifyReply, status = 200, error?: string) => {
     let csrf = request.cookies[LOGIN_COOKIE];
-    if (!csrf || !/^[\w-]{20,100}$/.test(csrf)) {
+    if (!csrf || !ISSUED_TOKEN.test(csrf)) {
       csrf = randomBytes(24).toString('base64url');
       reply.setCookie(LOGIN_COOKIE, csrf, cookieOptions(request, app.appConfig.publicUrl));
     }

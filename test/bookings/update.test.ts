@@ -118,6 +118,17 @@ describe.each(DIALECTS)('GET, PUT and DELETE /bookings/{id} (%s)', (dialect) => 
       const editor = await call('GET', `/bookings/${created.id}`, undefined, await t.key({ permissions: ['bookings:read', 'bookings:update'] }));
       expect(editor.json().data.manage_booking_for_agent).toBe(created.manage_booking_for_agent);
       expect(editor.json().data.manage_booking_for_customer).toBe(created.manage_booking_for_customer);
+
+      // Nor does a key that may only create bookings get them with the booking it creates.
+      const creator = await call(
+        'POST',
+        '/bookings',
+        { service_id: site.serviceId, agent_id: site.agentId, start_date: MONDAY, start_time: '12:00', customer_id: site.customerId },
+        await t.key({ permissions: ['bookings:create'] }),
+      );
+      expect(creator.statusCode).toBe(201);
+      expect(creator.json().data).toMatchObject({ status: 'pending', manage_booking_for_agent: null, manage_booking_for_customer: null });
+      expect(created.manage_booking_for_agent).toMatch(/role=agent&key=/);
     });
 
     it('answers 404 booking_not_found and 400 invalid_request for a malformed id', async () => {

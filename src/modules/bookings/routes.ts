@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import { Compile } from 'typebox/compile';
 import { Value } from 'typebox/value';
 import type { App } from '../../app.js';
@@ -9,7 +10,7 @@ import { grants } from '../api-keys/permissions.js';
 import { daySpan } from '../availability/engine.js';
 import { isoBound } from '../availability/repository.js';
 import { getTimezone } from '../settings/service.js';
-import { toListItem } from './present.js';
+import { toListItem, type BookingView } from './present.js';
 import * as repository from './repository.js';
 import { checkCustomerFields, checkMeta, customerFieldsOf, parseBookingRequest, parsePrice, requireCalendarDate, type BookingRequest } from './request.js';
 import {
@@ -103,6 +104,12 @@ function errorText(error: AppError): string {
     : error.message;
 }
 
+/** A manage link can cancel its booking: a key that may not change bookings is shown none. */
+function withLinksFor(apiKey: FastifyRequest['apiKey'], booking: BookingView): BookingView {
+  const mayChange = apiKey !== undefined && grants(apiKey.permissions, 'bookings:update');
+  return mayChange ? booking : { ...booking, manage_booking_for_agent: null, manage_booking_for_customer: null };
+}
+
 export default async function bookingRoutes(app: App): Promise<void> {
   const handle = (): Handle => ({ db: app.db, dialect: app.dialect, publicUrl: app.appConfig.publicUrl });
 
@@ -155,7 +162,7 @@ export default async function bookingRoutes(app: App): Promise<void> {
     },
     async (request, reply) => {
       const booking = await createBooking(handle(), parseBookingRequest(request.body, 'pending'), request.body.send_confirmation ?? true);
-      return reply.status(201).send({ status: 'success' as const, data: booking });
+      return reply.status(201).send({ status: 'success' as const, data: withLinksFor(request.apiKey, booking) });
     },
   );
 
@@ -222,10 +229,7 @@ export default async function bookingRoutes(app: App): Promise<void> {
     },
     async (request) => {
       const booking = await readBooking(handle(), request.params.id);
-      // A manage link can cancel the booking: a key that may only read gets none.
-      const mayChange = request.apiKey !== undefined && grants(request.apiKey.permissions, 'bookings:update');
-      const data = mayChange ? booking : { ...booking, manage_booking_for_agent: null, manage_booking_for_customer: null };
-      return { status: 'success' as const, success: true as const, data };
+      return { status: 'success' as const, success: true as const, data: withLinksFor(request.apiKey, booking) };
     },
   );
 

@@ -8,7 +8,7 @@ import { META_LIMITS } from './request.js';
 
 // A link's key lets whoever holds it see and cancel the booking: only keys that may change bookings see it on a read.
 const ManageLink = Type.Union([Type.String(), Type.Null()], {
-  description: 'URL with an access key; null on GET /bookings/{id} unless the API key has bookings:update',
+  description: 'URL with an access key; null unless the API key has bookings:update (a link can cancel the booking)',
 });
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 const Money = Type.Union([Type.String(), Type.Number()], { description: 'decimal amount, e.g. "45.00"' });

@@ -22,7 +22,7 @@ import { openApiOptions } from './http/openapi.js';
 import { LOCAL_COUNTING_MS, MemoryRateLimitStore, RedisRateLimitStore, type RateLimitStore } from './http/rate-limit-store.js';
 import { API_ROOT } from './http/route-config.js';
 import { SHARED_SCHEMAS } from './http/schemas.js';
-import { sentTypeValidators } from './http/sent-types.js';
+import { AJV_OPTIONS, sentTypeValidators } from './http/sent-types.js';
 import adminRoutes from './modules/admin/routes.js';
 import manageRoutes from './modules/manage/routes.js';
 import { AuditRecorder } from './modules/audit/recorder.js';
@@ -155,7 +155,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     // Fastify's default coercion, 'array', also takes ["x"] for "x"; inside anyOf it checks the
     // branch without unwrapping, so the handler got the array. Scalars stay scalars, and body
     // fields keep the JSON type they were sent as (sent-types.ts).
-    ajv: { customOptions: { allErrors: true, coerceTypes: true } },
+    ajv: { customOptions: AJV_OPTIONS },
     schemaController: { compilersFactory: { buildValidator: sentTypeValidators() } },
     frameworkErrors: frameworkError,
     clientErrorHandler: clientError,

@@ -1,5 +1,5 @@
 import AjvCompiler, { type BuildCompilerFromPool } from '@fastify/ajv-compiler';
-import type { Ajv } from 'ajv';
+import type { Ajv, ValidateFunction } from 'ajv';
 import type { SchemaValidateFunction } from 'ajv/dist/types/index.js';
 
 /**
@@ -15,15 +15,28 @@ const SENT_AS = 'sentAs';
 type JsonType = 'string' | 'number' | 'integer' | 'boolean' | 'null';
 const SCALARS: readonly string[] = ['string', 'number', 'integer', 'boolean', 'null'];
 
+// Text that may become a number: decimal digits, as contract §3 has ids sent ("digit strings")
+// and money written. Ajv's own coercion would also read " " as 0, "0x1F" as 31 and "1e5" as 100000.
+const INTEGER_TEXT = /^-?\d+$/;
+const NUMBER_TEXT = /^-?\d+(\.\d+)?$/;
+
+function textBecomes(types: readonly JsonType[], text: string): boolean {
+  if (types.includes('string')) return true;
+  if (types.includes('number') && NUMBER_TEXT.test(text)) return true;
+  if (types.includes('integer') && INTEGER_TEXT.test(text)) return true;
+  return types.includes('boolean');
+}
+
 export function acceptsSent(types: readonly JsonType[], data: unknown): boolean {
   if (data === null) return types.includes('null');
   switch (typeof data) {
     case 'boolean':
       return types.includes('boolean');
     case 'number':
-      return types.some((type) => type === 'number' || type === 'integer' || type === 'string');
+      // JSON.parse reads 1e999 as Infinity: no field stores it, as a number or as text.
+      return Number.isFinite(data) && types.some((type) => type === 'number' || type === 'integer' || type === 'string');
     case 'string':
-      return types.some((type) => type !== 'null');
+      return textBecomes(types, data);
     default:
       // Objects and arrays are never coerced: the schema's own type check refuses them.
       return true;
@@ -73,6 +86,19 @@ export function withSentTypes(schema: unknown): unknown {
   const { default: defaultValue, ...typed } = copy;
   const check = { [SENT_AS]: types };
   return { ...(defaultValue === undefined ? {} : { default: defaultValue }), if: check, then: typed, else: check };
+}
+
+/** The Ajv options of every route's validation, beside Fastify's defaults. */
+export const AJV_OPTIONS = { allErrors: true, coerceTypes: true };
+
+/**
+ * A validator of a part of a body that its route checks apart (each bulk element, so that a bad
+ * one fails alone), made as a route's body validator is: the same options, formats and sent-type
+ * checks. Like those, it coerces the data it is given in place.
+ */
+export function bodyPartValidator<T>(schema: unknown): ValidateFunction<T> {
+  const compile = sentTypeValidators()({}, { customOptions: AJV_OPTIONS }) as unknown as (route: RouteDefinition) => ValidateFunction<T>;
+  return compile({ method: 'POST', url: '', httpPart: 'body', schema });
 }
 
 /** What Fastify hands the validator compiler for each part of each route. */

@@ -19,6 +19,16 @@ describe('acceptsSent', () => {
     expect(acceptsSent(['string', 'null'], null)).toBe(true);
     expect(acceptsSent(['integer'], { a: 1 })).toBe(true);
   });
+
+  it('lets only decimal text become a number, and no infinite number through', () => {
+    for (const text of ['12', '-3', '007']) expect(acceptsSent(['integer'], text)).toBe(true);
+    for (const text of ['45.50', '-0.5', '3']) expect(acceptsSent(['number'], text)).toBe(true);
+    for (const text of ['', ' ', '\t\n', ' 1 ', '+1', '0x1F', '1e5', '1.0', 'Infinity', '1_000']) expect(acceptsSent(['integer'], text), text).toBe(false);
+    for (const text of ['', ' ', '0x10', '1e1', '+1', '.5', '5.', 'NaN']) expect(acceptsSent(['number'], text), text).toBe(false);
+    expect(acceptsSent(['integer', 'string'], ' ')).toBe(true);
+    expect(acceptsSent(['string'], Infinity)).toBe(false);
+    expect(acceptsSent(['number'], -Infinity)).toBe(false);
+  });
 });
 
 describe('withSentTypes', () => {
@@ -51,6 +61,62 @@ describe.each(DIALECTS)('body fields keep the JSON type they were sent as (%s)',
     const created = await call('POST', '/bookings', { ...booking, start_time: '10:00', service_id: String(site.serviceId), duration: '30', send_confirmation: 'false' });
     expect(created.statusCode, created.body).toBe(201);
     expect(created.json().data).toMatchObject({ service: { id: site.serviceId }, duration: 30 });
+  });
+
+  it('checks each bulk element as POST /bookings checks its body: no true, fraction or null read as an id, a length or text', async () => {
+    const call = requester(t);
+    const site = await newSite(t.db);
+    const element = { service_id: site.serviceId, agent_id: site.agentId, customer_id: site.customerId, start_date: MONDAY };
+    const res = await call('POST', '/bookings/bulk', {
+      bookings: [
+        { ...element, start_time: '09:00', service_id: true, agent_id: 1.9, location_id: true, customer_id: 1.7, duration: true },
+        { ...element, start_time: '10:00', notes: true },
+        { ...element, start_time: '11:00', notes: null },
+        { ...element, start_time: '12:00', duration: '1e1' },
+        { ...element, start_time: '13:00', service_id: String(site.serviceId), duration: '30' },
+      ],
+    });
+    expect(res.statusCode, res.body).toBe(207);
+    const { success, errors } = res.json().results;
+    expect(errors.map((e: Json) => e.index)).toEqual([0, 1, 2, 3]);
+    expect(errors.every((e: Json) => e.code === 'invalid_request')).toBe(true);
+    expect(errors[0].error).toMatch(/^Invalid booking: service_id, agent_id, customer_id, location_id, duration/);
+    expect(errors[1].error).toMatch(/^Invalid booking: notes/);
+    expect(errors[0].booking_data).toMatchObject({ service_id: true, agent_id: 1.9 });
+    expect(success.map((s: Json) => s.index)).toEqual([4]);
+    const rows = await t.db.selectFrom('bookings').select(['start_time', 'duration', 'notes']).where('agent_id', '=', site.agentId).execute();
+    expect(rows).toEqual([{ start_time: '13:00', duration: 30, notes: null }]);
+  });
+
+  it('takes numbers sent as text only when written in decimal digits', async () => {
+    const call = requester(t);
+    const site = await newSite(t.db);
+    const booking = { service_id: site.serviceId, agent_id: site.agentId, customer_id: site.customerId, start_date: MONDAY, start_time: '09:00' };
+    const refused = await call('POST', '/bookings', { ...booking, service_id: '0x1', location_id: ' ', customer_id: '+1', duration: '1e2' });
+    expect(refused.statusCode).toBe(400);
+    expect(Object.keys(refused.json().error.details).sort()).toEqual(['customer_id', 'duration', 'location_id', 'service_id']);
+    const coupon = await call('POST', '/coupons', { code: 'WS1', name: 'ws', discount_value: '0x10', usage_limit: ' ' });
+    expect(coupon.statusCode).toBe(400);
+    expect(Object.keys(coupon.json().error.details).sort()).toEqual(['discount_value', 'usage_limit']);
+    expect((await call('PUT', '/settings', { min_lead_minutes: '\t\n' })).statusCode).toBe(400);
+    expect((await call('PUT', '/settings', { min_lead_minutes: '15' })).json().data).toMatchObject({ min_lead_minutes: 15 });
+    const created = await call('POST', '/bookings', { ...booking, service_id: String(site.serviceId), duration: '45', price: '12.50' });
+    expect(created.statusCode, created.body).toBe(201);
+    expect(created.json().data).toMatchObject({ duration: 45, price: '12.50' });
+  });
+
+  it('refuses a number too large to be finite (1e999), for a text field and for a number', async () => {
+    const call = requester(t);
+    const key = await t.key();
+    const raw = (url: string, body: string) =>
+      t.app.inject({ method: 'POST', url: `${API}${url}`, headers: { 'x-api-key': key, 'content-type': 'application/json' }, payload: body });
+    const agent = await raw('/agents', '{"first_name":1e999,"last_name":"Agent","email":"inf@example.com"}');
+    expect(agent.statusCode).toBe(400);
+    expect(agent.json().error.details).toHaveProperty('first_name');
+    const service = await raw('/services', '{"name":"Inf","price_min":1e999}');
+    expect(service.statusCode).toBe(400);
+    expect(service.json().error.details).toHaveProperty('price_min');
+    expect((await call('GET', '/agents?search=Infinity')).json().data).toEqual([]);
   });
 
   it('a service price sent as null or true is refused, not stored as 0.00 or 1.00', async () => {

@@ -287,7 +287,8 @@ export default async function bookingRoutes(app: App): Promise<void> {
       },
     },
     async (request) => {
-      await deleteBooking(handle(), request.params.id);
+      const key = request.apiKey;
+      await deleteBooking(handle(), request.params.id, key !== undefined && grants(key.permissions, 'bookings:manage_completed'));
       return { status: 'success' as const, data: { id: request.params.id, deleted: true as const } };
     },
   );

@@ -830,7 +830,11 @@ export async function createBulk(
   });
 }
 
-export async function deleteBooking(handle: Handle, id: number): Promise<void> {
+/**
+ * DELETE /bookings/{id}. A completed booking may be removed only by a key that may also cancel
+ * it (bookings:manage_completed): a delete undoes more than a cancellation does.
+ */
+export async function deleteBooking(handle: Handle, id: number, mayManageCompleted: boolean): Promise<void> {
   const current = await repository.findBooking(handle.db, id);
   if (!current) throw new AppError('booking_not_found', `Booking ${id} does not exist`);
   // No agent lock is needed to free time. The booking's own lock keeps an update from working on
@@ -840,6 +844,9 @@ export async function deleteBooking(handle: Handle, id: number): Promise<void> {
   await lockedTransaction(handle, keys, async (trx) => {
     const booking = await repository.findBooking(trx, id);
     if (!booking) throw new AppError('booking_not_found', `Booking ${id} does not exist`);
+    if (booking.status === 'completed' && !mayManageCompleted) {
+      throw new AppError('forbidden', 'Deleting a completed booking needs the permission bookings:manage_completed');
+    }
     await repository.deleteBookingRows(trx, id);
     if (booking.order_id !== null) await closeOrderOfDeletedBooking(trx, booking.order_id, nowIso());
   });

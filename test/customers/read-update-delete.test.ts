@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { isForeignKeyViolation, isUniqueViolation } from '../../src/db/constraints.js';
 import { insertAgent, insertBooking, insertCustomer, insertLocation, insertService } from '../fixtures.js';
 import { DIALECTS, useTestApp, type Json } from '../helper.js';
+import { MONDAY, newSite } from '../bookings/setup.js';
 import { insertOrder, insertTransaction } from './orders.js';
 
 const URL = '/booking-api/v1/customers';
@@ -245,13 +246,43 @@ describe.each(DIALECTS)('GET, PUT, DELETE /customers/{id} (%s)', (dialect) => {
       expect(await stored(id)).toMatchObject({ id });
     });
 
-    it('refuses while an order or payment still refers to the customer', async () => {
+    it('deletes, with them, the orders a deleted booking left behind, and refuses while a payment refers to the customer', async () => {
       const id = await insertCustomer(t.db);
-      await insertOrder(t.db, id);
-      expect((await call('DELETE', `/${id}`)).statusCode).toBe(409);
+      const left = await insertOrder(t.db, id);
+      await t.db.insertInto('invoices').values({ order_id: left, invoice_number: `INV-LEFT-${id}`, status: 'void', charge_amount_cents: 100, payment_portion: 'full', due_at: null, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z' }).execute();
+      expect((await call('DELETE', `/${id}`)).statusCode).toBe(200);
+      expect(await t.db.selectFrom('orders').select('id').where('customer_id', '=', id).execute()).toEqual([]);
+      expect(await t.db.selectFrom('invoices').select('id').where('order_id', '=', left).execute()).toEqual([]);
+
+      // A payment is a record of money: neither the customer who paid nor the one whose order it paid goes.
+      const owner = await insertCustomer(t.db);
       const payer = await insertCustomer(t.db);
-      await insertTransaction(t.db, { orderId: await insertOrder(t.db, id), customerId: payer, cents: 100, status: 'succeeded' });
-      expect((await call('DELETE', `/${payer}`)).statusCode).toBe(409);
+      const paid = await insertOrder(t.db, owner);
+      await insertTransaction(t.db, { orderId: paid, customerId: payer, cents: 100, status: 'succeeded' });
+      for (const customer of [owner, payer]) {
+        const refused = await call('DELETE', `/${customer}`);
+        expect(refused.statusCode).toBe(409);
+        expect(refused.json().error).toMatchObject({ code: 'customer_has_bookings', message: expect.stringContaining('payments') });
+        expect(await stored(customer)).toMatchObject({ id: customer });
+      }
+      expect(await t.db.selectFrom('orders').select('id').where('id', '=', paid).execute()).toEqual([{ id: paid }]);
+    });
+
+    it('a customer whose only booking was deleted can be deleted', async () => {
+      const refs = await newSite(t.db);
+      const key = await t.key();
+      const api = (method: 'POST' | 'DELETE', path: string, payload?: object) =>
+        t.app.inject({ method, url: `/booking-api/v1${path}`, headers: { 'x-api-key': key }, ...(payload ? { payload } : {}) });
+      const made = await api('POST', '/bookings', {
+        service_id: refs.serviceId, agent_id: refs.agentId, location_id: refs.locationId, start_date: MONDAY, start_time: '10:00',
+        customer: { first_name: 'Gone', last_name: 'Soon', email: `gone.${dialect}@example.test` }, send_confirmation: false,
+      });
+      expect(made.statusCode, made.body).toBe(201);
+      const { id: bookingId, customer } = made.json().data;
+      expect((await api('DELETE', `/customers/${customer.id}`)).statusCode).toBe(409);
+      expect((await api('DELETE', `/bookings/${bookingId}`)).statusCode).toBe(200);
+      expect((await api('DELETE', `/customers/${customer.id}`)).statusCode).toBe(200);
+      expect(await t.db.selectFrom('customers').select('id').where('id', '=', customer.id).execute()).toEqual([]);
     });
 
     it('answers 404 for an unknown customer and 403 without customers:delete', async () => {

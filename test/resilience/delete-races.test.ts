@@ -75,6 +75,27 @@ describe.each(DIALECTS)('writes racing the delete of what they refer to (%s)', (
     }
   });
 
+  it("a payment on the order a deleted booking left to a customer being deleted", async () => {
+    site = await newSite(t.db);
+    const leftOrder = async () => {
+      const customer = await newCustomer();
+      const made = (await call('POST', '/bookings', booking(customer))).body.data;
+      expect((await call('DELETE', `/bookings/${made.id}`)).status).toBe(200);
+      return `${customer}:${made.order.id}`;
+    };
+    const rounds = await race(
+      leftOrder,
+      (ref) => call('POST', '/payments', { order_id: Number(String(ref).split(':')[1]), amount: 1 }),
+      (ref) => call('DELETE', `/customers/${String(ref).split(':')[0]}`),
+    );
+    for (const [written, removed] of rounds) {
+      // Either the payment came first and keeps the customer, or the delete did and took the order.
+      const paymentFirst = written === 201 && removed === 409;
+      const deleteFirst = written === 404 && removed === 200;
+      expect(paymentFirst || deleteFirst, `payment ${written}, delete ${removed}`).toBe(true);
+    }
+  });
+
   it('a service, a location or an agent link, or a customer preference, to a category, agent, service or location being deleted', async () => {
     const category = (path: string) => async () => idOf(await call('POST', path, { name: `Race ${unique()}` }));
     const agent = async () => idOf(await call('POST', '/agents', { first_name: 'Race', last_name: unique(), email: `race.${unique()}@example.test` }));

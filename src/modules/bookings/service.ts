@@ -20,7 +20,8 @@ import {
 import { candidateOf, slotContextOf, suggestedStarts, type Candidate, type SlotContext } from '../availability/service.js';
 import { enqueueMail, enqueueMails, type OutgoingMail } from '../mail/outbox.js';
 import { insertBookingItems, insertBookingOrders, randomCode, type NewBookingOrder } from '../orders/create.js';
-import { closeOrderOfDeletedBooking, orderLock } from '../orders/service.js';
+import { orderLock } from '../orders/locks.js';
+import { closeOrderOfDeletedBooking } from '../orders/service.js';
 import { readSiteSchedule, type Schedule } from '../schedules/model.js';
 import { getSettingsAndSchedule } from '../settings/service.js';
 import { customerLock, emailLock } from '../customers/service.js';

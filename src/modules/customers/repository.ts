@@ -291,16 +291,31 @@ export async function deleteCustomer(db: Db, id: number): Promise<void> {
   await db.deleteFrom('customers').where('id', '=', id).execute();
 }
 
-/** Whether any booking, order or payment still refers to the customer. */
-export async function hasHistory(db: Db, id: number): Promise<boolean> {
+/** Whether bookings of the customer remain, and payments made by them or on their orders. */
+export async function historyOf(db: Db, id: number): Promise<{ bookings: boolean; payments: boolean }> {
   const row = await db
     .selectNoFrom((eb) => [
       eb.exists(eb.selectFrom('bookings').select('bookings.id').where('bookings.customer_id', '=', id)).as('bookings'),
-      eb.exists(eb.selectFrom('orders').select('orders.id').where('orders.customer_id', '=', id)).as('orders'),
-      eb.exists(eb.selectFrom('transactions').select('transactions.id').where('transactions.customer_id', '=', id)).as('payments'),
+      eb
+        .exists(
+          eb
+            .selectFrom('transactions')
+            .select('transactions.id')
+            .where((w) => w.or([w('transactions.customer_id', '=', id), w('transactions.order_id', 'in', w.selectFrom('orders').select('orders.id').where('orders.customer_id', '=', id))])),
+        )
+        .as('payments'),
     ])
     .executeTakeFirstOrThrow();
-  return Boolean(row.bookings) || Boolean(row.orders) || Boolean(row.payments);
+  return { bookings: Boolean(row.bookings), payments: Boolean(row.payments) };
+}
+
+export async function orderIdsOf(db: Db, customerId: number): Promise<number[]> {
+  return (await db.selectFrom('orders').select('id').where('customer_id', '=', customerId).orderBy('id').execute()).map((row) => row.id);
+}
+
+/** The customer's orders, with their items and invoices (deleted with them). */
+export async function deleteOrdersOf(db: Db, customerId: number): Promise<void> {
+  await db.deleteFrom('orders').where('customer_id', '=', customerId).execute();
 }
 
 export async function agentStatus(db: Db, id: number): Promise<string | undefined> {

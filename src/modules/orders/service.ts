@@ -2,6 +2,7 @@ import { DateTime } from 'luxon';
 import type { Db, Dialect } from '../../db/database.js';
 import { lockedTransaction, type LockKey } from '../../db/transactions.js';
 import { customerLock } from '../customers/service.js';
+import { orderLock } from './locks.js';
 import { AppError, notFound } from '../../http/errors.js';
 import { formatCents, toCents } from '../../lib/money.js';
 import { nowIso } from '../../lib/time.js';
@@ -24,11 +25,6 @@ import {
 export interface DataSource {
   db: Db;
   dialect: Dialect;
-}
-
-/** Every write that moves an order's money or payment state holds this lock. */
-export function orderLock(orderId: number): string {
-  return `order:${orderId}`;
 }
 
 /** A schema-checked amount (0 to MAX_AMOUNT) in cents, half-up. */

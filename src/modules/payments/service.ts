@@ -8,7 +8,8 @@ import { presentTransaction } from '../orders/present.js';
 import * as orders from '../orders/repository.js';
 import type { TransactionView } from '../orders/schemas.js';
 import { pageRequest, pagination } from '../orders/lists.js';
-import { orderLock, syncPaymentStatus, type DataSource } from '../orders/service.js';
+import { orderLock } from '../orders/locks.js';
+import { syncPaymentStatus, type DataSource } from '../orders/service.js';
 import { getTimezone } from '../settings/service.js';
 import type { PaymentCreateBody, PaymentListQuery, PaymentUpdateBody } from './schemas.js';
 

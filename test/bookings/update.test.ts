@@ -335,6 +335,26 @@ describe.each(DIALECTS)('GET, PUT and DELETE /bookings/{id} (%s)', (dialect) => 
       expect((await own('PUT', `/bookings/${booking.id}`, { start_time: '13:00' })).json().data).toMatchObject({ duration: 90, end_time: '14:30', price: '70.00' });
     });
 
+    it("a new agent brings their own duration and price for the service (else the service's) unless the request gives them", async () => {
+      const own = requester(t);
+      const site = await newSite(t.db);
+      const alice = await addAgent(t.db, site);
+      const bob = await addAgent(t.db, site);
+      const custom = (agent: number, minutes: number, cents: number) =>
+        t.db.updateTable('agent_services').set({ custom_duration: minutes, custom_price_cents: cents }).where('agent_id', '=', agent).where('service_id', '=', site.serviceId).execute();
+      await custom(alice, 45, 15000);
+      await custom(bob, 90, 10000);
+      const booking = await book(site, { agent_id: alice });
+      expect(booking).toMatchObject({ duration: 45, end_time: '10:45', price: '150.00' });
+
+      const toBob = (await own('PUT', `/bookings/${booking.id}`, { agent_id: bob })).json().data;
+      expect(toBob).toMatchObject({ agent: { id: bob }, duration: 90, end_time: '11:30', price: '100.00', order: { total: '100.00' } });
+      // The site's agent has no custom values: the service's.
+      expect((await own('PUT', `/bookings/${booking.id}`, { agent_id: site.agentId })).json().data).toMatchObject({ duration: 60, end_time: '11:00', price: '45.00' });
+      const given = await own('PUT', `/bookings/${booking.id}`, { agent_id: alice, duration: 30, price: '20' });
+      expect(given.json().data).toMatchObject({ agent: { id: alice }, duration: 30, end_time: '10:30', price: '20.00' });
+    });
+
     it("the booking's order item records the booking as it now is", async () => {
       const own = requester(t);
       const site = await newSite(t.db);

@@ -129,9 +129,10 @@ async function applyUpdate(
   const serviceId = update.serviceId ?? booking.service_id;
   const agentId = update.agentId ?? booking.agent_id;
   const locationId = update.locationId ?? booking.location_id;
-  // A new service brings its own length (contract §6: the agent's custom duration for it, else
-  // the service's) and its own price (contract §3) unless the request gives them.
-  let duration = update.duration ?? (serviceChanged ? undefined : booking.duration);
+  // A new service or agent brings its own length (contract §6: the agent's custom duration for
+  // the service, else the service's) and price (contract §3) unless the request gives them.
+  const derivedAnew = serviceChanged || agentChanged;
+  let duration = update.duration ?? (derivedAnew ? undefined : booking.duration);
   let priceCents = update.priceCents;
   let spanValues = {};
 
@@ -141,7 +142,7 @@ async function applyUpdate(
     if (locationChanged) await requireLocation(trx, locationId);
     const candidate = await requireAgent(trx, agentId, service, locationId, duration);
     duration = candidate.durationMinutes;
-    if (serviceChanged) priceCents ??= candidate.customPriceCents ?? servicePriceCents(service);
+    if (derivedAnew) priceCents ??= candidate.customPriceCents ?? servicePriceCents(service);
     const start = timeChanged ? startInstant(update.startDate ?? localDate, update.startTime ?? localTime, context) : Date.parse(booking.start_at);
     const startLocal = inZone(start, context.timezone);
     const startDate = startLocal.toFormat('yyyy-MM-dd');

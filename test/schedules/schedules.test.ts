@@ -97,7 +97,9 @@ describe.each(DIALECTS)('schedules (%s)', (dialect) => {
     expect(Object.keys(bad.body.error.details).sort()).toEqual(['weekly.monday.0.end', 'weekly.monday.0.start']);
 
     const removed = await call('DELETE', `/agents/${id}/schedule`);
-    expect(removed.body.data).toEqual({ ...DEFAULT_SITE_SCHEDULE, uses_site_schedule: true });
+    expect(removed.status).toBe(200);
+    expect(removed.body).toEqual({ success: true, message: expect.any(String), data: { id, deleted: true } });
+    expect((await call('GET', `/agents/${id}/schedule`)).body.data).toEqual({ ...DEFAULT_SITE_SCHEDULE, uses_site_schedule: true });
     const cleared = await t.db.selectFrom('agents').select('schedule').where('id', '=', id).executeTakeFirstOrThrow();
     expect(cleared.schedule).toBeNull();
   });

@@ -1,4 +1,5 @@
 import type { App } from '../../app.js';
+import { DeletedData, envelopeB } from '../../http/envelope.js';
 import { notFound } from '../../http/errors.js';
 import { AUTH_ERRORS, errorResponses, IdParams } from '../../http/schemas.js';
 import { readSiteSchedule, type Schedule } from './model.js';
@@ -88,12 +89,13 @@ export default async function scheduleRoutes(app: App): Promise<void> {
         summary: "Removes an agent's own hours: the agent works the site schedule again",
         tags,
         params: IdParams,
-        response: { 200: AgentScheduleResponse, ...errorResponses([400, 404, ...AUTH_ERRORS]) },
+        description: 'Envelope B with `data: {id, deleted: true}` (contract §3), `id` being the agent\'s.',
+        response: { 200: envelopeB(DeletedData), ...errorResponses([400, 404, ...AUTH_ERRORS]) },
       },
     },
     async (request) => {
       if (!(await writeAgentSchedule(app.db, request.params.id, null))) throw notFound('agent_not_found', 'Agent', request.params.id);
-      return { success: true as const, message: 'The agent works the site schedule', data: await agentView(null) };
+      return { success: true as const, message: 'The agent works the site schedule', data: { id: request.params.id, deleted: true as const } };
     },
   );
 }

@@ -4,6 +4,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, PostgresAdapter, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import pg from 'pg';
 import type { IdempotencyKeysTable } from '../http/idempotency-table.js';
+import { foldCase } from '../lib/text.js';
 import type { AdminSessionsTable } from '../modules/admin/table.js';
 import type { AgentLocationsTable, AgentServicesTable, AgentsTable } from '../modules/agents/table.js';
 import type { ApiKeysTable } from '../modules/api-keys/table.js';
@@ -81,9 +82,9 @@ function connectSqlite(file: string): SQLite.Database {
   const database = new SQLite(file);
   // A read meets a lock only while another process recovers the log: it waits instead of failing.
   database.pragma('busy_timeout = 5000');
-  // SQLite's own lower() folds ASCII only; PostgreSQL's folds every script. Case-insensitive
-  // searches must match the same rows on both engines ("émile" finds "Émile").
-  database.function('lower', { deterministic: true }, (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value));
+  // SQLite's own lower() folds ASCII only; PostgreSQL's folds every script, a character at a time.
+  // Case-insensitive searches and sorts must treat rows alike on both engines ("émile" finds "Émile").
+  database.function('lower', { deterministic: true }, (value: unknown) => (typeof value === 'string' ? foldCase(value) : value));
   return database;
 }
 

@@ -32,8 +32,12 @@ export function parseInclude<T extends string>(raw: string | undefined, allowed:
   return new Set(names as T[]);
 }
 
-/** Case-insensitive "contains" on both dialects, of a column or text made of columns; the text's own % and _ match literally. */
-export function containsText(column: string | Expression<string>, text: string): Expression<SqlBool> {
-  const pattern = `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  return sql<SqlBool>`lower(${typeof column === 'string' ? sql.ref(column) : column}) like ${pattern} escape '\\'`;
+/**
+ * Case-insensitive "contains" on both dialects, of a column or text made of columns; the text's
+ * own % and _ match literally. The database lowers both sides: the same lower() on each, so text
+ * finds itself whatever its letters (PostgreSQL's and JavaScript's lower case differ for some).
+ */
+export function containsText(column: string | Expression<unknown>, text: string): Expression<SqlBool> {
+  const pattern = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return sql<SqlBool>`lower(${typeof column === 'string' ? sql.ref(column) : column}) like lower(${pattern}) escape '\\'`;
 }

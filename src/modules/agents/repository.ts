@@ -37,7 +37,7 @@ function filtered(db: Db, f: AgentFilter) {
     const fullName = sql<string>`agents.first_name || ' ' || agents.last_name`;
     q = q.where((eb) => eb.or([containsText(fullName, search), containsText('agents.email', search)]));
   }
-  if (f.email !== undefined) q = q.where(sql`lower(agents.email)`, '=', f.email.trim().toLowerCase());
+  if (f.email !== undefined) q = q.where(sql<boolean>`lower(agents.email) = lower(${f.email.trim()})`);
   if (phone) q = q.where(containsText('agents.phone', phone));
   if (f.createdFrom) q = q.where('agents.created_at', '>=', f.createdFrom);
   if (f.createdBefore) q = q.where('agents.created_at', '<', f.createdBefore);

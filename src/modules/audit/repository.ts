@@ -1,5 +1,6 @@
 import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Db } from '../../db/database.js';
+import { containsText } from '../../http/list-query.js';
 import type { AuditLogTable } from './table.js';
 
 export type AuditEntry = Selectable<AuditLogTable>;
@@ -47,8 +48,7 @@ function filtered(db: Db, filter: AuditFilter) {
     select = select.where('status', '>=', filter.statusClass * 100).where('status', '<', filter.statusClass * 100 + 100);
   }
   if (filter.pathContains) {
-    const pattern = `%${filter.pathContains.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    select = select.where(sql<boolean>`lower(${sql.ref('path')}) like ${pattern} escape '\\'`);
+    select = select.where(containsText('path', filter.pathContains));
   }
   if (filter.from !== undefined) select = select.where('at', '>=', filter.from);
   if (filter.to !== undefined) select = select.where('at', '<', filter.to);

@@ -2,6 +2,7 @@ import { sql, type Expression, type Insertable, type RawBuilder, type Selectable
 import { dialectOfDb, type Db, type Dialect } from '../../db/database.js';
 import { prepareRowsQuery, prepareQuery, type RowFields } from '../../db/prepared.js';
 import { AppError } from '../../http/errors.js';
+import { containsText } from '../../http/list-query.js';
 import { localDateTime } from '../../lib/time.js';
 import { bumpBusyVersions } from '../availability/repository.js';
 import type { OrdersTable, TransactionsTable } from '../orders/table.js';
@@ -314,15 +315,6 @@ export interface ListFilters {
 
 export type ListSort = 'start_date' | 'created_at' | 'customer_name' | 'status' | 'id';
 
-/** `%text%` for LIKE, with the wildcards of the text itself escaped. */
-function containsPattern(text: string): string {
-  return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
-
-/** Case-insensitive substring match that reads the same on SQLite and PostgreSQL. */
-function contains(column: Expression<string | null>, text: string): Expression<SqlBool> {
-  return sql<SqlBool>`lower(${column}) like ${containsPattern(text)} escape '\\'`;
-}
 
 /** The customers whose text matches, for filters on the booking's customer. */
 function customersWhere(db: Db, match: (c: { email: Expression<string | null>; phone: Expression<string | null>; fullName: Expression<string> }) => Expression<SqlBool>) {
@@ -349,15 +341,15 @@ function filtered(db: Db, f: ListFilters) {
     if (f.dateTo !== undefined) conditions.push(eb('b.start_date', '<=', f.dateTo));
     if (f.createdFrom !== undefined) conditions.push(eb('b.created_at', '>=', f.createdFrom));
     if (f.createdBefore !== undefined) conditions.push(eb('b.created_at', '<', f.createdBefore));
-    if (f.bookingCode !== undefined) conditions.push(contains(eb.ref('b.booking_code'), f.bookingCode));
+    if (f.bookingCode !== undefined) conditions.push(containsText(eb.ref('b.booking_code'), f.bookingCode));
     if (f.paymentStatus !== undefined) conditions.push(eb('b.payment_status', '=', f.paymentStatus as BookingsTable['payment_status']));
     if (f.durationMin !== undefined) conditions.push(eb('b.duration', '>=', f.durationMin));
     if (f.durationMax !== undefined) conditions.push(eb('b.duration', '<=', f.durationMax));
     if (f.priceMinCents !== undefined) conditions.push(eb('b.price_cents', '>=', f.priceMinCents));
     if (f.priceMaxCents !== undefined) conditions.push(eb('b.price_cents', '<=', f.priceMaxCents));
     const { customerEmail, customerPhone } = f;
-    if (customerEmail !== undefined) conditions.push(eb('b.customer_id', 'in', customersWhere(db, (c) => contains(c.email, customerEmail))));
-    if (customerPhone !== undefined) conditions.push(eb('b.customer_id', 'in', customersWhere(db, (c) => contains(c.phone, customerPhone))));
+    if (customerEmail !== undefined) conditions.push(eb('b.customer_id', 'in', customersWhere(db, (c) => containsText(c.email, customerEmail))));
+    if (customerPhone !== undefined) conditions.push(eb('b.customer_id', 'in', customersWhere(db, (c) => containsText(c.phone, customerPhone))));
     if (f.meta) {
       const { key, value } = f.meta;
       conditions.push(
@@ -367,7 +359,7 @@ function filtered(db: Db, f: ListFilters) {
             .select('m.booking_id')
             .whereRef('m.booking_id', '=', 'b.id')
             .where('m.meta_key', '=', key)
-            .where((inner) => contains(inner.ref('m.meta_value'), value)),
+            .where((inner) => containsText(inner.ref('m.meta_value'), value)),
         ),
       );
     }
@@ -375,8 +367,8 @@ function filtered(db: Db, f: ListFilters) {
     if (search !== undefined) {
       conditions.push(
         eb.or([
-          eb('b.customer_id', 'in', customersWhere(db, (c) => eb.or([contains(c.fullName, search), contains(c.email, search)]))),
-          contains(eb.ref('b.booking_code'), search),
+          eb('b.customer_id', 'in', customersWhere(db, (c) => eb.or([containsText(c.fullName, search), containsText(c.email, search)]))),
+          containsText(eb.ref('b.booking_code'), search),
         ]),
       );
     }

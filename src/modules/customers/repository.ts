@@ -1,5 +1,6 @@
-import { sql, type Expression, type Insertable, type Selectable, type SqlBool, type Updateable } from 'kysely';
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Db } from '../../db/database.js';
+import { containsText } from '../../http/list-query.js';
 import type { BookingStatus } from '../bookings/table.js';
 import { randomCode } from '../orders/create.js';
 import type { CustomersTable } from './table.js';
@@ -49,15 +50,6 @@ export interface CustomerBookingRow {
   agent_id: number;
 }
 
-/** `%text%` for LIKE, with the pattern characters of the input taken literally. */
-function containsPattern(text: string): string {
-  return `%${text.toLowerCase().replace(/[\\%_]/g, '\\$&')}%`;
-}
-
-/** Case-insensitive substring match; SQLite has no default LIKE escape, so it is named. */
-function contains(column: Expression<unknown>, text: string): Expression<SqlBool> {
-  return sql<SqlBool>`lower(${column}) like ${containsPattern(text)} escape '\\'`;
-}
 
 const FULL_NAME = sql<string>`customers.first_name || ' ' || customers.last_name`;
 
@@ -70,17 +62,17 @@ function filtered(db: Db, f: CustomerFilters) {
   if (f.updatedUntil !== undefined) query = query.where('customers.updated_at', '<', f.updatedUntil);
   if (f.isGuest !== undefined) query = query.where('customers.is_guest', '=', f.isGuest ? 1 : 0);
   if (f.hostUserId !== undefined) query = query.where('customers.host_user_id', '=', f.hostUserId);
-  if (f.firstName) query = query.where(contains(sql.ref('customers.first_name'), f.firstName));
-  if (f.lastName) query = query.where(contains(sql.ref('customers.last_name'), f.lastName));
-  if (f.email) query = query.where(contains(sql.ref('customers.email_lower'), f.email));
-  if (f.phone) query = query.where(contains(sql.ref('customers.phone'), f.phone));
+  if (f.firstName) query = query.where(containsText(sql.ref('customers.first_name'), f.firstName));
+  if (f.lastName) query = query.where(containsText(sql.ref('customers.last_name'), f.lastName));
+  if (f.email) query = query.where(containsText(sql.ref('customers.email_lower'), f.email));
+  if (f.phone) query = query.where(containsText(sql.ref('customers.phone'), f.phone));
   if (f.search) {
     const text = f.search;
     query = query.where((eb) =>
       eb.or([
-        contains(FULL_NAME, text),
-        contains(sql.ref('customers.email_lower'), text),
-        contains(sql.ref('customers.phone'), text),
+        containsText(FULL_NAME, text),
+        containsText(sql.ref('customers.email_lower'), text),
+        containsText(sql.ref('customers.phone'), text),
       ]),
     );
   }

@@ -62,8 +62,15 @@ function parseDatabaseUrl(env: Env): string {
   return fail('DATABASE_URL', 'must be sqlite:<path> or postgres://…');
 }
 
-export function isValidTimezone(name: string): boolean {
-  return IANAZone.isValidZone(name);
+/**
+ * The zone's IANA name as the time zone database spells it ("europe/BERLIN" → "Europe/Berlin"),
+ * or undefined when no zone has the name. Only the case changes: ICU names some zones by older
+ * aliases (Asia/Kolkata as Asia/Calcutta), and a valid name another zone links to stays as given.
+ */
+export function timezoneName(name: string): string | undefined {
+  if (!IANAZone.isValidZone(name)) return undefined;
+  const spelled = new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
+  return spelled.toLowerCase() === name.toLowerCase() ? spelled : name;
 }
 
 /** Reads and validates the environment once; the result is frozen and passed to buildApp. */
@@ -71,8 +78,8 @@ export function loadConfig(env: Env = process.env): Config {
   const port = parsePort(env);
   const host = read(env, 'HOST') ?? '127.0.0.1';
 
-  const siteTimezone = read(env, 'SITE_TIMEZONE') ?? 'UTC';
-  if (!isValidTimezone(siteTimezone)) fail('SITE_TIMEZONE', `"${siteTimezone}" is not an IANA time zone name`);
+  const givenTimezone = read(env, 'SITE_TIMEZONE') ?? 'UTC';
+  const siteTimezone = timezoneName(givenTimezone) ?? fail('SITE_TIMEZONE', `"${givenTimezone}" is not an IANA time zone name`);
 
   const nodeEnv = (read(env, 'NODE_ENV') ?? 'development') as NodeEnv;
   if (!NODE_ENVS.includes(nodeEnv)) fail('NODE_ENV', `must be one of ${NODE_ENVS.join(', ')}`);

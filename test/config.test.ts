@@ -56,4 +56,9 @@ describe('configuration', () => {
     });
     expect(config).toMatchObject({ port: 0, siteTimezone: 'Australia/Lord_Howe', publicUrl: 'https://book.example.com', nodeEnv: 'production' });
   });
+
+  it('spells SITE_TIMEZONE as the time zone database does', () => {
+    expect(loadConfig({ SITE_TIMEZONE: 'europe/berlin' }).siteTimezone).toBe('Europe/Berlin');
+    expect(loadConfig({ SITE_TIMEZONE: 'Asia/Kolkata' }).siteTimezone).toBe('Asia/Kolkata');
+  });
 });

@@ -23,6 +23,15 @@ describe.each(DIALECTS)('GET/PUT /settings (%s)', (dialect) => {
     expect((await call('GET', '/status')).body.data.timezone).toBe('America/New_York');
   });
 
+  it('stores a zone as the time zone database spells it', async () => {
+    for (const [sent, stored] of [['europe/BERLIN', 'Europe/Berlin'], ['utc', 'UTC'], ['america/port-au-prince', 'America/Port-au-Prince'], ['Asia/Kolkata', 'Asia/Kolkata'], ['Etc/UTC', 'Etc/UTC']]) {
+      const res = await call('PUT', '/settings', { timezone: sent });
+      expect(res.status, sent).toBe(200);
+      expect(res.body.data.timezone, sent).toBe(stored);
+      expect((await call('GET', '/status')).body.data.timezone).toBe(stored);
+    }
+  });
+
   it('refuses invalid values with 422 naming each and stores none of them', async () => {
     const before = await getSettings(t.db);
     const res = await call('PUT', '/settings', { timezone: 'Mars/Olympus', slot_interval_minutes: 1, min_lead_minutes: -5 });

@@ -1,4 +1,4 @@
-import { isValidTimezone } from '../../config.js';
+import { timezoneName } from '../../config.js';
 import { dialectOfDb, type Db } from '../../db/database.js';
 import { CATALOG_LOCK, lockedTransaction } from '../../db/transactions.js';
 import { prepareQuery } from '../../db/prepared.js';
@@ -38,9 +38,10 @@ export function parseSetting<K extends SettingKey>(key: K, raw: string | number)
 export function parseSetting(key: SettingKey, raw: string | number): string | number {
   switch (key) {
     case 'timezone': {
-      const zone = String(raw).trim();
-      if (!isValidTimezone(zone)) {
-        throw new AppError('validation_failed', `"${zone}" is not an IANA time zone name`, {
+      const given = String(raw).trim();
+      const zone = timezoneName(given);
+      if (zone === undefined) {
+        throw new AppError('validation_failed', `"${given}" is not an IANA time zone name`, {
           timezone: 'must be an IANA time zone name such as Europe/Berlin',
         });
       }

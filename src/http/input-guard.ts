@@ -78,7 +78,8 @@ function guardError(request: FastifyRequest): AppError | undefined {
   const inQuery = unstorable(request.query);
   if (inQuery) return refusal('query parameters', inQuery);
   const inBody = unstorable(request.body);
-  return inBody && refusal(config?.errorStyle === 2 ? 'fields' : 'request body', inBody, 'validation_failed');
+  // A value no column stores breaks a field rule: style 3 (customer update) names that 400 customer_update_failed.
+  return inBody && refusal(config?.errorStyle === 2 ? 'fields' : 'request body', inBody, config?.errorStyle === 3 ? 'customer_update_failed' : 'validation_failed');
 }
 
 /** A whole number as a URL writes one; Ajv's coercion would also take "1e0", "0x1", "+1", " 1" and "1.0". */

@@ -93,8 +93,12 @@ describe.each(DIALECTS)('input no column can store (%s)', (dialect) => {
     const nested = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
 
     const customer = await send('PUT', `/customers/${site.customerId}`, `{"custom_fields":${nested(20_000)}}`);
-    expect(customer.statusCode).toBe(422);
-    expect(customer.json()).toMatchObject({ code: 'validation_failed', data: { status: 422 } });
+    // A customer update answers a broken field rule as 400 customer_update_failed (contract §5, style 3).
+    expect(customer.statusCode).toBe(400);
+    expect(customer.json()).toMatchObject({ code: 'customer_update_failed', data: { status: 400 } });
+    const nul = await send('PUT', `/customers/${site.customerId}`, JSON.stringify({ city: 'x', first_name: 'a\u0000b' }));
+    expect(nul.statusCode).toBe(400);
+    expect(nul.json()).toMatchObject({ code: 'customer_update_failed', data: { status: 400, details: { first_name: expect.stringContaining('NUL') } } });
     const bulk = await send('POST', '/bookings/bulk', `{"bookings":[{"notes":${nested(20_000)}}]}`);
     expect(bulk.statusCode).toBe(422);
     expect(bulk.json().error.details).toEqual({ [`bookings.0.notes${'.a'.repeat(MAX_NESTING - 3)}`]: `must not nest deeper than ${MAX_NESTING} levels` });

@@ -78,12 +78,12 @@ describe.each(DIALECTS)('body fields keep the JSON type they were sent as (%s)',
     });
     expect(res.statusCode, res.body).toBe(207);
     const { success, errors } = res.json().results;
-    expect(errors.map((e: Json): unknown => e.index)).toEqual([0, 1, 2, 3]);
+    expect(errors.map((e: { index: number }) => e.index)).toEqual([0, 1, 2, 3]);
     expect(errors.every((e: Json) => e.code === 'invalid_request')).toBe(true);
     expect(errors[0].error).toMatch(/^Invalid booking: service_id, agent_id, customer_id, location_id, duration/);
     expect(errors[1].error).toMatch(/^Invalid booking: notes/);
     expect(errors[0].booking_data).toMatchObject({ service_id: true, agent_id: 1.9 });
-    expect(success.map((s: Json): unknown => s.index)).toEqual([4]);
+    expect(success.map((s: { index: number }) => s.index)).toEqual([4]);
     const rows = await t.db.selectFrom('bookings').select(['start_time', 'duration', 'notes']).where('agent_id', '=', site.agentId).execute();
     expect(rows).toEqual([{ start_time: '13:00', duration: 30, notes: null }]);
   });

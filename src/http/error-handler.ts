@@ -5,6 +5,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { isForeignKeyViolation } from '../db/constraints.js';
 import { isDatabaseUnavailable } from '../db/database.js';
 import { AppError, renderError, type ErrorDetails, type ErrorStyle } from './errors.js';
+import { API_ROOT } from './route-config.js';
 import { patternMeaning } from './text-patterns.js';
 
 interface ValidationIssue {
@@ -94,6 +95,9 @@ function sendError(reply: FastifyReply, error: AppError, style: ErrorStyle): voi
   void reply.status(error.statusCode).type('application/json; charset=utf-8').send(JSON.stringify(renderError(error, style)));
 }
 
+/** The paths of the payment routes, whose errors are style 2 (spec), known by the path alone before routing. */
+const PAYMENTS_PATH = new RegExp(`^${API_ROOT}/payments(?:[/?]|$)`);
+
 /**
  * Errors Fastify meets before a request reaches a route, in the envelope of every other error: a
  * path that is not valid percent-encoding, or a path segment longer than the router takes.
@@ -103,7 +107,7 @@ export function frameworkError(error: FastifyError, request: FastifyRequest, rep
     error.code === 'FST_ERR_MAX_PARAM_LENGTH'
       ? new AppError('invalid_request', 'A path segment is too long', undefined, { status: 414 })
       : new AppError('invalid_request', 'The path is not valid percent-encoding');
-  sendError(reply.header('x-request-id', request.id), appError, 1);
+  sendError(reply.header('x-request-id', request.id), appError, PAYMENTS_PATH.test(request.url) ? 2 : 1);
 }
 
 /**

@@ -159,6 +159,15 @@ describe.each(DIALECTS)('errors and envelopes (%s)', (dialect) => {
       expect(res.json(), url).toEqual({ status: 'error', error: { code: 'invalid_request', message } });
       expect(res.headers['x-request-id'], url).toMatch(/^[0-9a-f-]{36}$/);
     }
+    // Under /payments, in the payments' style 2.
+    for (const [url, status, message] of [
+      [`${ROOT}/payments/%E0%A4%A`, 400, 'The path is not valid percent-encoding'],
+      [`${ROOT}/payments/${'x'.repeat(5000)}`, 414, 'A path segment is too long'],
+    ] as const) {
+      const res = await t.app.inject({ method: 'PUT', url, headers: await headers(), payload: {} });
+      expect(res.statusCode, url).toBe(status);
+      expect(res.json(), url).toEqual({ success: false, error: message });
+    }
   });
 
   it('answers an unexpected failure with 500 server_error and nothing internal', async () => {

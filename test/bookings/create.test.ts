@@ -100,6 +100,19 @@ describe.each(DIALECTS)('POST /bookings (%s)', (dialect) => {
     expect(kinds).toEqual(['booking_confirmation']);
   });
 
+  it('confirms nothing for a booking created cancelled', async () => {
+    const site = await newSite(t.db);
+    const res = await create(site, {
+      customer_id: undefined,
+      status: 'cancelled',
+      customer: { first_name: 'Ada', last_name: 'Past', email: 'ada.cancelled@example.test' },
+      send_confirmation: true,
+    });
+    expect(res.statusCode).toBe(201);
+    expect(res.json().data.status).toBe('cancelled');
+    expect(await outboxOf('ada.cancelled@example.test')).toEqual([]);
+  });
+
   it('ignores the new-customer fields when customer_id is given', async () => {
     const site = await newSite(t.db);
     const res = await create(site, { customer: { first_name: 'Not', last_name: 'Used', email: 'unused@example.test' } });

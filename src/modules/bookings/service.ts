@@ -478,7 +478,8 @@ export function bookingItemData(booking: {
 /** The mail about a booking to its customer, or undefined for a customer without an email. */
 function mailOf(booking: BookingView, kind: 'booking_confirmation' | 'booking_change', changes: string[] = []): OutgoingMail | undefined {
   const recipient = booking.customer.email;
-  if (!recipient) return undefined;
+  // A booking created cancelled (recorded after the fact) confirms nothing to its customer.
+  if (!recipient || (kind === 'booking_confirmation' && booking.status === 'cancelled')) return undefined;
   const when = `${booking.start_date} ${booking.start_time}`;
   return {
     kind,

@@ -95,4 +95,42 @@ describe.each(DIALECTS)('manage-booking links (%s)', (dialect) => {
     }
     expect((await call('GET', `/bookings/${booking.id}`)).json().data.status).toBe('pending');
   });
+
+  it("stop opening the booking once it moves to another customer, or its customer's email changes; new links work", async () => {
+    const booking = await booked();
+    const links = (b: Json) => [b.manage_booking_for_customer, b.manage_booking_for_agent] as string[];
+    const read = async (): Promise<Json> => (await call('GET', `/bookings/${booking.id}`)).json().data;
+    const statuses = async (list: string[]) => Promise.all(list.map(async (link) => (await open(link)).statusCode));
+    const first = links(booking);
+    expect(await statuses(first)).toEqual([200, 200]);
+
+    // Only the case of the email: the same address, the same links.
+    const sameAddress = await call('PUT', `/customers/${booking.customer.id}`, { email: String(booking.customer.email).toUpperCase() });
+    expect(sameAddress.statusCode, sameAddress.body).toBe(200);
+    expect(links(await read())).toEqual(first);
+
+    const corrected = await call('PUT', `/customers/${booking.customer.id}`, { email: `corrected.${Math.random()}@example.test` });
+    expect(corrected.statusCode, corrected.body).toBe(200);
+    const second = links(await read());
+    expect(await statuses(first)).toEqual([404, 404]);
+    expect(await statuses(second)).toEqual([200, 200]);
+
+    const viaBooking = await call('PUT', `/bookings/${booking.id}`, { customer: { email: `again.${Math.random()}@example.test` } });
+    expect(viaBooking.statusCode, viaBooking.body).toBe(200);
+    const third = links(viaBooking.json().data);
+    expect(await statuses(second)).toEqual([404, 404]);
+    expect(await statuses(third)).toEqual([200, 200]);
+
+    const other = await call('POST', '/customers', { first_name: 'Other', last_name: 'Person', email: `other.${Math.random()}@example.test` });
+    const moved = await call('PUT', `/bookings/${booking.id}`, { customer_id: other.json().data.id });
+    expect(moved.statusCode, moved.body).toBe(200);
+    const fourth = links(moved.json().data);
+    expect(await statuses(third)).toEqual([404, 404]);
+    expect(await statuses(fourth)).toEqual([200, 200]);
+
+    const thirdParty = await call('POST', '/customers', { first_name: 'Third', last_name: 'Person' });
+    expect((await call('PUT', `/orders/${booking.order.id}`, { customer_id: thirdParty.json().data.id })).statusCode).toBe(200);
+    expect(await statuses(fourth)).toEqual([404, 404]);
+    expect(await statuses(links(await read()))).toEqual([200, 200]);
+  });
 });

@@ -2,6 +2,7 @@ import type { Db } from '../../db/database.js';
 import { AppError } from '../../http/errors.js';
 import { nowIso } from '../../lib/time.js';
 import { newCustomerRow } from '../customers/repository.js';
+import { renewAccessKeys } from './repository.js';
 
 /** A customer a booking request creates (spec, POST /bookings: customer.*). */
 export interface NewCustomer {
@@ -100,6 +101,7 @@ export interface CustomerChanges {
 
 export async function updateBookingCustomer(db: Db, id: number, changes: CustomerChanges): Promise<void> {
   if (Object.keys(changes).length === 0) return;
+  const before = changes.email === undefined ? undefined : await db.selectFrom('customers').select('email_lower').where('id', '=', id).executeTakeFirst();
   const write = () =>
     db
       .updateTable('customers')
@@ -111,4 +113,6 @@ export async function updateBookingCustomer(db: Db, id: number, changes: Custome
       .where('id', '=', id)
       .execute();
   await (changes.email === undefined ? write() : guardEmail(changes.email, write));
+  // Links mailed to the former address stop opening the customer's bookings.
+  if (changes.email !== undefined && before?.email_lower !== changes.email.toLowerCase()) await renewAccessKeys(db, 'customer_id', id);
 }

@@ -3,6 +3,7 @@ import { dialectOfDb, type Db, type Dialect } from '../../db/database.js';
 import { prepareRowsQuery, prepareQuery, type RowFields } from '../../db/prepared.js';
 import { AppError } from '../../http/errors.js';
 import { containsText } from '../../http/list-query.js';
+import { randomBase64url } from '../../lib/random.js';
 import { localDateTime } from '../../lib/time.js';
 import { bumpBusyVersions } from '../availability/repository.js';
 import type { OrdersTable, TransactionsTable } from '../orders/table.js';
@@ -477,6 +478,33 @@ export async function reexpressBookings(db: Db, timezone: string): Promise<void>
       });
       await sql`update order_items set item_data = v.column2 from (values ${sql.join(data)}) as v where order_items.id = cast(v.column1 as integer)`.execute(db);
     }
+    after = (rows[rows.length - 1] as { id: number }).id;
+  }
+}
+
+/** A booking's manage key: the secret of its manage links (see manage-booking). */
+export function newAccessKey(): string {
+  return randomBase64url(24);
+}
+
+/**
+ * Gives each booking of a customer or an order a new manage key: the links shown or mailed before
+ * (to a mistyped address, to the bookings' former customer) stop opening them.
+ */
+export async function renewAccessKeys(db: Db, of: 'customer_id' | 'order_id', id: number): Promise<void> {
+  let after = 0;
+  for (;;) {
+    const rows = await db
+      .selectFrom('bookings')
+      .select('id')
+      .where('id', '>', after)
+      .where(of, '=', id)
+      .orderBy('id')
+      .limit(REEXPRESS_BATCH)
+      .execute();
+    if (rows.length === 0) return;
+    const keys = rows.map(({ id }) => sql`(${id}, ${newAccessKey()})`);
+    await sql`update bookings set access_key = v.column2 from (values ${sql.join(keys)}) as v where bookings.id = cast(v.column1 as integer)`.execute(db);
     after = (rows[rows.length - 1] as { id: number }).id;
   }
 }

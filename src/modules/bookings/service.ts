@@ -1,7 +1,6 @@
 import type { Db, Dialect } from '../../db/database.js';
 import { CATALOG_LOCK, lockedTransaction, type LockKey } from '../../db/transactions.js';
 import { AppError } from '../../http/errors.js';
-import { randomBase64url } from '../../lib/random.js';
 import { localDateTime, nowIso } from '../../lib/time.js';
 import { conflictOf, daySpan, isWithin, localInstant, workingSpans, type Span } from '../availability/engine.js';
 import {
@@ -558,7 +557,7 @@ function bookingRow(item: PreparedBooking, customerId: number, orderId: number, 
     price_cents: item.priceCents,
     notes: item.request.notes,
     customer_comment: null,
-    access_key: randomBase64url(24),
+    access_key: repository.newAccessKey(),
     created_at: at,
     updated_at: at,
   };

@@ -177,6 +177,8 @@ async function applyUpdate(
     duration,
     status,
     customer_id: customerId,
+    // The former customer's links stop opening the booking.
+    ...(customerId !== booking.customer_id ? { access_key: repository.newAccessKey() } : {}),
     ...(priceCents !== undefined ? { price_cents: priceCents } : {}),
     ...(update.notes !== undefined ? { notes: update.notes } : {}),
     updated_at: nowIso(),

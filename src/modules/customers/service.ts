@@ -7,6 +7,7 @@ import { offsetOf, pageOf, type Page } from '../../http/pagination.js';
 import { formatCents } from '../../lib/money.js';
 import { localDateTime, nowIso, storedInstant, todayIn } from '../../lib/time.js';
 import { isCalendarDate, localInstant, storedDayBounds, wallClockBoundary } from '../availability/engine.js';
+import { renewAccessKeys } from '../bookings/repository.js';
 import { enqueueMail } from '../mail/outbox.js';
 import { orderLock } from '../orders/locks.js';
 import { getTimezone } from '../settings/service.js';
@@ -401,6 +402,8 @@ async function applyUpdate(trx: Db, id: number, { columns, customFields, errors 
     updated_at: nowIso(),
   });
   if (!updated) throw notFound('customer_not_found', 'Customer', id);
+  // Links mailed to the former address stop opening the customer's bookings.
+  if (columns.email_lower !== undefined && columns.email_lower !== current.email_lower) await renewAccessKeys(trx, 'customer_id', id);
   return updated;
 }
 

@@ -1,6 +1,7 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { BookingPaymentStatus } from '../bookings/table.js';
+import { renewAccessKeys } from '../bookings/repository.js';
 import { offsetOf, type PageRequest } from '../../http/pagination.js';
 import type { InvoicesTable, OrderItemsTable, OrdersTable, TransactionsTable } from './table.js';
 
@@ -81,6 +82,7 @@ export async function customerExists(db: Db, id: number): Promise<boolean> {
 }
 
 /** Moves the order's bookings to the order's new customer. */
+/** Moves the order's bookings to the customer, with new manage keys: the former customer's links stop opening them. */
 export async function transferBookings(db: Db, orderId: number, customerId: number, at: string): Promise<void> {
   await db
     .updateTable('bookings')
@@ -88,6 +90,7 @@ export async function transferBookings(db: Db, orderId: number, customerId: numb
     .where('order_id', '=', orderId)
     .where('customer_id', '<>', customerId)
     .execute();
+  await renewAccessKeys(db, 'order_id', orderId);
 }
 
 export async function setBookingsPaymentStatus(db: Db, orderId: number, status: BookingPaymentStatus, at: string): Promise<void> {

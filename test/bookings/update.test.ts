@@ -548,17 +548,5 @@ describe.each(DIALECTS)('GET, PUT and DELETE /bookings/{id} (%s)', (dialect) => 
       const key = await t.key({ permissions: ['bookings:read', 'bookings:update'] });
       expect((await call('DELETE', `/bookings/${booking.id}`, undefined, key)).statusCode).toBe(403);
     });
-
-    it('a completed booking, which only bookings:manage_completed may cancel, only it may delete', async () => {
-      const site = await newSite(t.db);
-      const booking = await bookIn(site, 'completed');
-      const plain = await t.key({ permissions: ['bookings:delete'] });
-      const refused = await call('DELETE', `/bookings/${booking.id}`, undefined, plain);
-      expect(refused.statusCode).toBe(403);
-      expect(refused.json().error.code).toBe('forbidden');
-      expect(await t.db.selectFrom('bookings').select('status').where('id', '=', booking.id).executeTakeFirst()).toEqual({ status: 'completed' });
-      const manager = await t.key({ permissions: ['bookings:delete', 'bookings:manage_completed'] });
-      expect((await call('DELETE', `/bookings/${booking.id}`, undefined, manager)).statusCode).toBe(200);
-    });
   });
 });

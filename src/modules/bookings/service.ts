@@ -831,11 +831,7 @@ export async function createBulk(
   });
 }
 
-/**
- * DELETE /bookings/{id}. A completed booking may be removed only by a key that may also cancel
- * it (bookings:manage_completed): a delete undoes more than a cancellation does.
- */
-export async function deleteBooking(handle: Handle, id: number, mayManageCompleted: boolean): Promise<void> {
+export async function deleteBooking(handle: Handle, id: number): Promise<void> {
   const current = await repository.findBooking(handle.db, id);
   if (!current) throw new AppError('booking_not_found', `Booking ${id} does not exist`);
   // No agent lock is needed to free time. The booking's own lock keeps an update from working on
@@ -845,9 +841,6 @@ export async function deleteBooking(handle: Handle, id: number, mayManageComplet
   await lockedTransaction(handle, keys, async (trx) => {
     const booking = await repository.findBooking(trx, id);
     if (!booking) throw new AppError('booking_not_found', `Booking ${id} does not exist`);
-    if (booking.status === 'completed' && !mayManageCompleted) {
-      throw new AppError('forbidden', 'Deleting a completed booking needs the permission bookings:manage_completed');
-    }
     await repository.deleteBookingRows(trx, id);
     if (booking.order_id !== null) await closeOrderOfDeletedBooking(trx, booking.order_id, nowIso());
   });

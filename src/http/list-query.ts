@@ -1,4 +1,4 @@
-import { sql, type Expression, type SqlBool } from 'kysely';
+import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 import { Type } from 'typebox';
 import { AppError } from './errors.js';
 
@@ -32,12 +32,17 @@ export function parseInclude<T extends string>(raw: string | undefined, allowed:
   return new Set(names as T[]);
 }
 
+/** Text lowered by the database, with the Greek final ς as σ: lower() makes σ of Σ wherever it stands. */
+function folded(text: Expression<unknown> | RawBuilder<unknown>): RawBuilder<string> {
+  return sql<string>`replace(lower(${text}), 'ς', 'σ')`;
+}
+
 /**
  * Case-insensitive "contains" on both dialects, of a column or text made of columns; the text's
- * own % and _ match literally. The database lowers both sides: the same lower() on each, so text
- * finds itself whatever its letters (PostgreSQL's and JavaScript's lower case differ for some).
+ * own % and _ match literally. The database folds both sides alike, so text finds itself whatever
+ * its letters (PostgreSQL's and JavaScript's lower case differ for some).
  */
 export function containsText(column: string | Expression<unknown>, text: string): Expression<SqlBool> {
   const pattern = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  return sql<SqlBool>`lower(${typeof column === 'string' ? sql.ref(column) : column}) like lower(${pattern}) escape '\\'`;
+  return sql<SqlBool>`${folded(typeof column === 'string' ? sql.ref(column) : column)} like ${folded(sql`${pattern}`)} escape '\\'`;
 }

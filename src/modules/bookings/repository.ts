@@ -504,7 +504,9 @@ export async function renewAccessKeys(db: Db, of: 'customer_id' | 'order_id', id
       .execute();
     if (rows.length === 0) return;
     const keys = rows.map(({ id }) => sql`(${id}, ${newAccessKey()})`);
-    await sql`update bookings set access_key = v.column2 from (values ${sql.join(keys)}) as v where bookings.id = cast(v.column1 as integer)`.execute(db);
+    // Still the customer's or order's: a booking moved away meanwhile keeps the key its move gave it.
+    await sql`update bookings set access_key = v.column2 from (values ${sql.join(keys)}) as v
+      where bookings.id = cast(v.column1 as integer) and ${sql.ref(`bookings.${of}`)} = ${id}`.execute(db);
     after = (rows[rows.length - 1] as { id: number }).id;
   }
 }

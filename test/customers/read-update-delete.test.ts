@@ -249,6 +249,7 @@ describe.each(DIALECTS)('GET, PUT, DELETE /customers/{id} (%s)', (dialect) => {
     it('deletes, with them, the orders a deleted booking left behind, and refuses while a payment refers to the customer', async () => {
       const id = await insertCustomer(t.db);
       const left = await insertOrder(t.db, id);
+      await t.db.updateTable('orders').set({ status: 'cancelled' }).where('id', '=', left).execute();
       await t.db.insertInto('invoices').values({ order_id: left, invoice_number: `INV-LEFT-${id}`, status: 'void', charge_amount_cents: 100, payment_portion: 'full', due_at: null, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z' }).execute();
       expect((await call('DELETE', `/${id}`)).statusCode).toBe(200);
       expect(await t.db.selectFrom('orders').select('id').where('customer_id', '=', id).execute()).toEqual([]);

@@ -75,24 +75,28 @@ describe.each(DIALECTS)('writes racing the delete of what they refer to (%s)', (
     }
   });
 
-  it("a payment on the order a deleted booking left to a customer being deleted", async () => {
+  it('a payment, an invoice set to paid or an order change on the order a deleted booking left to a customer being deleted', async () => {
     site = await newSite(t.db);
     const leftOrder = async () => {
       const customer = await newCustomer();
       const made = (await call('POST', '/bookings', booking(customer))).body.data;
       expect((await call('DELETE', `/bookings/${made.id}`)).status).toBe(200);
-      return `${customer}:${made.order.id}`;
+      const invoice = (await call('GET', `/orders/${made.order.id}/invoices`)).body.data[0].id as number;
+      return `${customer}:${made.order.id}:${invoice}`;
     };
-    const rounds = await race(
-      leftOrder,
-      (ref) => call('POST', '/payments', { order_id: Number(String(ref).split(':')[1]), amount: 1 }),
-      (ref) => call('DELETE', `/customers/${String(ref).split(':')[0]}`),
-    );
-    for (const [written, removed] of rounds) {
-      // Either the payment came first and keeps the customer, or the delete did and took the order.
-      const paymentFirst = written === 201 && removed === 409;
-      const deleteFirst = written === 404 && removed === 200;
-      expect(paymentFirst || deleteFirst, `payment ${written}, delete ${removed}`).toBe(true);
+    const parts = (ref: number | string) => String(ref).split(':').map(Number) as [number, number, number];
+    const writes: [(ref: number | string) => Promise<Answer>, boolean][] = [
+      [(ref) => call('POST', '/payments', { order_id: parts(ref)[1], amount: 1 }), true],
+      [(ref) => call('PUT', `/orders/${parts(ref)[1]}/invoices/${parts(ref)[2]}`, { status: 'paid' }), true],
+      [(ref) => call('PUT', `/orders/${parts(ref)[1]}`, { notes: 'late note' }), false],
+    ];
+    for (const [write, paying] of writes) {
+      for (const [written, removed] of await race(leftOrder, write, (ref) => call('DELETE', `/customers/${parts(ref)[0]}`))) {
+        // Either the write came first (a payment then keeps the customer) or the delete did and took the order.
+        const writeFirst = written < 300 && removed === (paying ? 409 : 200);
+        const deleteFirst = written === 404 && removed === 200;
+        expect(writeFirst || deleteFirst, `write ${written}, delete ${removed}`).toBe(true);
+      }
     }
   });
 

@@ -301,13 +301,9 @@ export async function historyOf(db: Db, id: number): Promise<{ bookings: boolean
   return { bookings: Boolean(row.bookings), payments: Boolean(row.payments) };
 }
 
-export async function orderIdsOf(db: Db, customerId: number): Promise<number[]> {
-  return (await db.selectFrom('orders').select('id').where('customer_id', '=', customerId).orderBy('id').execute()).map((row) => row.id);
-}
-
-/** The customer's orders, with their items and invoices (deleted with them). */
-export async function deleteOrdersOf(db: Db, customerId: number): Promise<void> {
-  await db.deleteFrom('orders').where('customer_id', '=', customerId).execute();
+/** The customer's cancelled orders, with their items and invoices (deleted with them). */
+export async function deleteCancelledOrdersOf(db: Db, customerId: number): Promise<void> {
+  await db.deleteFrom('orders').where('customer_id', '=', customerId).where('status', '=', 'cancelled').execute();
 }
 
 export async function agentStatus(db: Db, id: number): Promise<string | undefined> {

@@ -9,7 +9,6 @@ import { localDateTime, nowIso, storedInstant, todayIn } from '../../lib/time.js
 import { isCalendarDate, localInstant, storedDayBounds, wallClockBoundary } from '../availability/engine.js';
 import { renewAccessKeys } from '../bookings/repository.js';
 import { enqueueMail } from '../mail/outbox.js';
-import { orderLock } from '../orders/locks.js';
 import { getTimezone } from '../settings/service.js';
 import * as repository from './repository.js';
 import type { CustomerBookingRow, CustomerFilters, CustomerRow } from './repository.js';
@@ -445,28 +444,21 @@ function hasPayments(id: number): AppError {
 
 /**
  * Deletes a customer without bookings (spec), with the orders their deleted bookings left behind,
- * cancelled and empty. Payments are records of money: a customer who paid, or on whose orders
- * someone paid, stays. The orders' locks keep a payment from arriving on an order being deleted;
- * the customer's keeps a booking or an order transfer from adding one. The foreign keys are the
- * final judge: a reference that slips past ends as customer_has_bookings too.
+ * cancelled and empty (and any coupon use they held). Payments are records of money: a customer
+ * who paid, or on whose orders someone paid, stays. Every writer that refers to the customer or
+ * adds to their orders holds their lock, shared. The foreign keys are the final judge: a
+ * reference that slips past ends as customer_has_bookings too.
  */
 export async function deleteCustomer(database: DbWithDialect, id: number): Promise<void> {
   try {
-    for (;;) {
-      const orders = await repository.orderIdsOf(database.db, id);
-      const deleted = await lockedTransaction(database, [customerLock(id), ...orders.map(orderLock)], async (trx) => {
-        if (!(await repository.findCustomer(trx, id))) throw notFound('customer_not_found', 'Customer', id);
-        const history = await repository.historyOf(trx, id);
-        if (history.bookings) throw hasBookings(id);
-        if (history.payments) throw hasPayments(id);
-        // An order that came after the read above is not locked: take its lock too, and look again.
-        if ((await repository.orderIdsOf(trx, id)).some((order) => !orders.includes(order))) return false;
-        await repository.deleteOrdersOf(trx, id);
-        await repository.deleteCustomer(trx, id);
-        return true;
-      });
-      if (deleted) return;
-    }
+    await lockedTransaction(database, [customerLock(id)], async (trx) => {
+      if (!(await repository.findCustomer(trx, id))) throw notFound('customer_not_found', 'Customer', id);
+      const history = await repository.historyOf(trx, id);
+      if (history.bookings) throw hasBookings(id);
+      if (history.payments) throw hasPayments(id);
+      await repository.deleteCancelledOrdersOf(trx, id);
+      await repository.deleteCustomer(trx, id);
+    });
   } catch (error) {
     if (isForeignKeyViolation(error)) throw hasBookings(id);
     throw error;

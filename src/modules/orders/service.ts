@@ -27,6 +27,27 @@ export interface DataSource {
   dialect: Dialect;
 }
 
+const OWNER_CHANGED = Symbol('owner changed');
+
+/**
+ * Runs `work` in a transaction holding the order's lock, the `also` locks and, shared, the lock of
+ * the customer the order belongs to: a customer's delete takes it exclusively and removes their
+ * orders, so no payment, invoice or order change lands on an order being removed. If the order
+ * moved to another customer between the read of its owner and the locks, it runs again.
+ */
+export async function underOrderLocks<T>(source: DataSource, orderId: number, also: readonly LockKey[], work: (trx: Db) => Promise<T>): Promise<T> {
+  for (;;) {
+    const owner = (await repository.findOrder(source.db, orderId))?.customer_id;
+    const locks: LockKey[] = [orderLock(orderId), ...also, ...(owner === undefined ? [] : [{ shared: customerLock(owner) }])];
+    const outcome = await lockedTransaction(source, locks, async (trx) => {
+      const order = await repository.findOrder(trx, orderId);
+      if (order !== undefined && order.customer_id !== owner) return OWNER_CHANGED;
+      return { value: await work(trx) };
+    });
+    if (outcome !== OWNER_CHANGED) return outcome.value;
+  }
+}
+
 /** A schema-checked amount (0 to MAX_AMOUNT) in cents, half-up. */
 function cents(amount: number): number {
   return toCents(amount) ?? 0;
@@ -148,12 +169,11 @@ export async function updateOrder(source: DataSource, id: number, body: OrderUpd
   const timezone = await getTimezone(source.db);
   const couponCode = body.coupon_code?.trim();
   const locks: LockKey[] = [
-    orderLock(id),
     ...(couponCode ? [couponLock(couponCode)] : []),
     ...(body.customer_id !== undefined ? [{ shared: customerLock(body.customer_id) }] : []),
   ];
 
-  await lockedTransaction(source, locks, async (trx) => {
+  await underOrderLocks(source, id, locks, async (trx) => {
     const order = await requireOrder(trx, id);
     const at = nowIso();
     const changes: Partial<Omit<repository.OrderRow, 'id'>> = { updated_at: at };
@@ -267,7 +287,7 @@ export async function updateInvoice(source: DataSource, orderId: number, invoice
   if (body.status === undefined && body.charge_amount === undefined) {
     throw new AppError('invalid_request', 'Nothing to update: send status or charge_amount', { body: 'no updatable field given' });
   }
-  await lockedTransaction(source, [orderLock(orderId)], async (trx) => {
+  await underOrderLocks(source, orderId, [], async (trx) => {
     const invoice = await requireInvoice(trx, orderId, invoiceId);
     const at = nowIso();
     const chargeCents = body.charge_amount === undefined ? invoice.charge_amount_cents : cents(body.charge_amount);

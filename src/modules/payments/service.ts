@@ -9,7 +9,7 @@ import * as orders from '../orders/repository.js';
 import type { TransactionView } from '../orders/schemas.js';
 import { pageRequest, pagination } from '../orders/lists.js';
 import { orderLock } from '../orders/locks.js';
-import { syncPaymentStatus, type DataSource } from '../orders/service.js';
+import { syncPaymentStatus, underOrderLocks, type DataSource } from '../orders/service.js';
 import { getTimezone } from '../settings/service.js';
 import type { PaymentCreateBody, PaymentListQuery, PaymentUpdateBody } from './schemas.js';
 
@@ -55,8 +55,8 @@ export async function listPayments(db: Db, query: PaymentListQuery) {
 /** Records a payment of an order and moves the order's and its bookings' payment_status with it. */
 export async function createPayment(source: DataSource, body: PaymentCreateBody): Promise<TransactionView> {
   const amount = amountCents(body.amount);
-  const locks: LockKey[] = [orderLock(body.order_id), ...(body.customer_id ? [{ shared: customerLock(body.customer_id) }] : [])];
-  const id = await lockedTransaction(source, locks, async (trx) => {
+  const payer: LockKey[] = body.customer_id ? [{ shared: customerLock(body.customer_id) }] : [];
+  const id = await underOrderLocks(source, body.order_id, payer, async (trx) => {
     const order = await orders.findOrder(trx, body.order_id);
     if (!order) throw orderNotFound(body.order_id);
     const customerId = body.customer_id === undefined || body.customer_id === 0 ? order.customer_id : body.customer_id;

@@ -15,20 +15,17 @@ export function centsToNumber(cents: number): number {
   return cents / 100;
 }
 
-const DECIMAL = /^([+-])?(\d+)(?:\.(\d+))?$/;
+const DECIMAL = /^(-)?(\d+)(?:\.(\d+))?$/;
 
 /**
- * "45", "45.5", 45.505 or "1e2" → cents, half-up. Decimal text is parsed digit by digit, never
- * through binary floating point; a JS number is first written in its shortest exact-looking form.
- * Returns undefined for anything that is not a finite decimal.
+ * "45", "45.5", 45.505 or 1e2 → cents, half-up. Text must be written in decimal digits ("45.50",
+ * "-3"; not " 45", "+45" or "1e2") and is parsed digit by digit, never through binary floating
+ * point; a JS number is first written in its shortest exact-looking form. Returns undefined for
+ * anything that is not a finite decimal.
  */
 export function toCents(value: number | string): number | undefined {
-  let text = typeof value === 'number' ? (Number.isFinite(value) ? String(value) : '') : value.trim();
-  if (/e/i.test(text)) {
-    const n = Number(text);
-    if (!Number.isFinite(n)) return undefined;
-    text = n.toFixed(20).replace(/0+$/, '').replace(/\.$/, '');
-  }
+  let text = typeof value === 'number' ? (Number.isFinite(value) ? String(value) : '') : value;
+  if (typeof value === 'number' && /e/i.test(text)) text = value.toFixed(20).replace(/0+$/, '').replace(/\.$/, '');
   const match = DECIMAL.exec(text);
   if (!match) return undefined;
   const [, sign, whole = '0', fraction = ''] = match;

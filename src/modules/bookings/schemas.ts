@@ -68,13 +68,13 @@ export const BulkBody = Type.Object({
 
 export const UpdateBookingBody = Type.Object({
   service_id: Type.Optional(Id({ description: "A new service brings its own duration and price (the agent's custom ones first) unless duration or price is given" })),
-  agent_id: Type.Optional(Id()),
+  agent_id: Type.Optional(Id({ description: "A new agent brings their custom duration and price for the service (else the service's) unless duration or price is given" })),
   location_id: Type.Optional(Id()),
   start_date: Type.Optional(DateText),
   start_time: Type.Optional(TimeText),
   duration: Type.Optional(Duration),
   status: Type.Optional(BookingStatusSchema),
-  customer_id: Type.Optional(Id()),
+  customer_id: Type.Optional(Id({ description: "Moves the booking and its order to this customer; the booking's manage links change" })),
   customer: Type.Optional(CustomerFields),
   'customer.first_name': Type.Optional(Type.String()),
   'customer.last_name': Type.Optional(Type.String()),

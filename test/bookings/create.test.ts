@@ -100,6 +100,30 @@ describe.each(DIALECTS)('POST /bookings (%s)', (dialect) => {
     expect(kinds).toEqual(['booking_confirmation']);
   });
 
+  it('refuses a customer field sent both ways with different values (400 naming it); the same value twice is fine', async () => {
+    const site = await newSite(t.db);
+    const conflicting = await create(site, {
+      customer_id: undefined,
+      start_time: '12:00',
+      'customer.email': 'one@example.test',
+      customer: { first_name: 'Two', last_name: 'Ways', email: 'two@example.test' },
+    });
+    expect(conflicting.statusCode).toBe(400);
+    expect(conflicting.json().error).toMatchObject({ code: 'invalid_request', details: { 'customer.email': expect.any(String) } });
+    expect(await t.db.selectFrom('customers').select('id').where('email_lower', 'in', ['one@example.test', 'two@example.test']).execute()).toEqual([]);
+    const same = await create(site, {
+      customer_id: undefined,
+      start_time: '13:00',
+      'customer.email': 'same@example.test',
+      customer: { first_name: 'Same', last_name: 'Ways', email: 'same@example.test' },
+    });
+    expect(same.statusCode, same.body).toBe(201);
+    const booking = same.json().data;
+    const update = await call('PUT', `/bookings/${booking.id}`, { 'customer.first_name': 'Uno', customer: { first_name: 'Dos' } });
+    expect(update.statusCode).toBe(400);
+    expect(update.json().error.details).toHaveProperty('customer.first_name');
+  });
+
   it('confirms nothing for a booking created cancelled', async () => {
     const site = await newSite(t.db);
     const res = await create(site, {

@@ -35,7 +35,14 @@ export function customerFieldsOf(body: DottedCustomer & { customer?: CustomerFie
   };
   for (const source of [dotted, body.customer ?? {}]) {
     for (const [key, value] of Object.entries(source) as [keyof CustomerFieldsInput, string | undefined][]) {
-      if (value !== undefined) fields[key] = value;
+      if (value === undefined) continue;
+      // Sent both ways, a field must say one thing: neither may silently win.
+      if (fields[key] !== undefined && fields[key] !== value) {
+        throw new AppError('invalid_request', `customer.${key} was sent twice, as a dotted key and in customer, with different values`, {
+          [`customer.${key}`]: 'sent as a dotted key and in customer with different values',
+        });
+      }
+      fields[key] = value;
     }
   }
   return fields;

@@ -316,7 +316,6 @@ export interface ListFilters {
 
 export type ListSort = 'start_date' | 'created_at' | 'customer_name' | 'status' | 'id';
 
-
 /** The customers whose text matches, for filters on the booking's customer. */
 function customersWhere(db: Db, match: (c: { email: Expression<string | null>; phone: Expression<string | null>; fullName: Expression<string> }) => Expression<SqlBool>) {
   return db

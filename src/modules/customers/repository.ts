@@ -50,7 +50,6 @@ export interface CustomerBookingRow {
   agent_id: number;
 }
 
-
 const FULL_NAME = sql<string>`customers.first_name || ' ' || customers.last_name`;
 
 function filtered(db: Db, f: CustomerFilters) {

@@ -81,7 +81,6 @@ export async function customerExists(db: Db, id: number): Promise<boolean> {
   return (await db.selectFrom('customers').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
 }
 
-/** Moves the order's bookings to the order's new customer. */
 /** Moves the order's bookings to the customer, with new manage keys: the former customer's links stop opening them. */
 export async function transferBookings(db: Db, orderId: number, customerId: number, at: string): Promise<void> {
   await db

@@ -114,7 +114,8 @@ describe.each(DIALECTS)('POST /bookings (%s)', (dialect) => {
     const same = await create(site, {
       customer_id: undefined,
       start_time: '13:00',
-      'customer.email': 'same@example.test',
+      'customer.email': 'Same@Example.test',
+      'customer.first_name': 'Same ',
       customer: { first_name: 'Same', last_name: 'Ways', email: 'same@example.test' },
     });
     expect(same.statusCode, same.body).toBe(201);
@@ -122,6 +123,15 @@ describe.each(DIALECTS)('POST /bookings (%s)', (dialect) => {
     const update = await call('PUT', `/bookings/${booking.id}`, { 'customer.first_name': 'Uno', customer: { first_name: 'Dos' } });
     expect(update.statusCode).toBe(400);
     expect(update.json().error.details).toHaveProperty('customer.first_name');
+    // A key that may not change customers learns that first.
+    const bookingsOnly = await t.key({ permissions: ['bookings:update'] });
+    const refused = await t.app.inject({
+      method: 'PUT',
+      url: `/booking-api/v1/bookings/${booking.id}`,
+      headers: { 'x-api-key': bookingsOnly },
+      payload: { 'customer.first_name': 'Uno', customer: { first_name: 'Dos' } },
+    });
+    expect(refused.statusCode).toBe(403);
   });
 
   it('confirms nothing for a booking created cancelled', async () => {

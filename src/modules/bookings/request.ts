@@ -24,7 +24,12 @@ export interface BookingRequest {
 
 type DottedCustomer = Partial<Record<'customer.first_name' | 'customer.last_name' | 'customer.email' | 'customer.phone', string>>;
 
-/** Customer fields sent as dotted keys or as a nested `customer` object (the nested one wins). */
+/** Text that says the same thing: equal but for surrounding spaces, and an email in any case. */
+function sameValue(key: keyof CustomerFieldsInput, a: string, b: string): boolean {
+  return key === 'email' ? a.trim().toLowerCase() === b.trim().toLowerCase() : a.trim() === b.trim();
+}
+
+/** Customer fields sent as dotted keys or as a nested `customer` object; both ways, they must agree. */
 export function customerFieldsOf(body: DottedCustomer & { customer?: CustomerFieldsInput }): CustomerFieldsInput {
   const fields: CustomerFieldsInput = {};
   const dotted = {
@@ -37,7 +42,8 @@ export function customerFieldsOf(body: DottedCustomer & { customer?: CustomerFie
     for (const [key, value] of Object.entries(source) as [keyof CustomerFieldsInput, string | undefined][]) {
       if (value === undefined) continue;
       // Sent both ways, a field must say one thing: neither may silently win.
-      if (fields[key] !== undefined && fields[key] !== value) {
+      const earlier = fields[key];
+      if (earlier !== undefined && !sameValue(key, earlier, value)) {
         throw new AppError('invalid_request', `customer.${key} was sent twice, as a dotted key and in customer, with different values`, {
           [`customer.${key}`]: 'sent as a dotted key and in customer with different values',
         });

@@ -74,6 +74,8 @@ async function listFilters(app: App, query: ListQueryInput): Promise<repository.
 
 const checkBulkElement = bodyPartValidator<BulkElementInput>(BulkElement);
 
+const DOTTED_CUSTOMER = ['customer.first_name', 'customer.last_name', 'customer.email', 'customer.phone'] as const;
+
 /** One bulk element, checked alone: a malformed element fails by itself, not the request. */
 function bulkElement(raw: Record<string, unknown>): BookingRequest | AppError {
   // Checked as POST /bookings checks its body; the check converts digit strings to ids in place,
@@ -244,13 +246,13 @@ export default async function bookingRoutes(app: App): Promise<void> {
     async (request) => {
       const body = request.body;
       const key = request.apiKey;
-      const customerFields = customerFieldsOf(body);
       // The customer's details are the customer's: a key that may change bookings but not
       // customers could otherwise redirect any customer's mail (and manage links) to itself.
-      if (Object.values(customerFields).some((v) => v !== undefined) && !(key !== undefined && grants(key.permissions, 'customers:update'))) {
+      const sendsCustomer = DOTTED_CUSTOMER.some((field) => body[field] !== undefined) || Object.values(body.customer ?? {}).some((v) => v !== undefined);
+      if (sendsCustomer && !(key !== undefined && grants(key.permissions, 'customers:update'))) {
         throw new AppError('forbidden', "Changing the customer's details needs the permission customers:update");
       }
-      const customer = checkCustomerFields(customerFields);
+      const customer = checkCustomerFields(customerFieldsOf(body));
       const booking = await updateBooking(
         handle(),
         request.params.id,

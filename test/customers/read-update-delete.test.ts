@@ -267,6 +267,14 @@ describe.each(DIALECTS)('GET, PUT, DELETE /customers/{id} (%s)', (dialect) => {
         expect(await stored(customer)).toMatchObject({ id: customer });
       }
       expect(await t.db.selectFrom('orders').select('id').where('id', '=', paid).execute()).toEqual([{ id: paid }]);
+
+      // An order that is not cancelled (reopened, say) is no leftover: it keeps the customer, and says so.
+      const reopened = await insertCustomer(t.db);
+      const open = await insertOrder(t.db, reopened);
+      const refused = await call('DELETE', `/${reopened}`);
+      expect(refused.statusCode).toBe(409);
+      expect(refused.json().error).toMatchObject({ code: 'customer_has_bookings', message: expect.stringContaining('orders'), details: { orders: 'not cancelled' } });
+      expect(await t.db.selectFrom('orders').select('id').where('id', '=', open).execute()).toEqual([{ id: open }]);
     });
 
     it('a customer whose only booking was deleted can be deleted', async () => {

@@ -282,11 +282,12 @@ export async function deleteCustomer(db: Db, id: number): Promise<void> {
   await db.deleteFrom('customers').where('id', '=', id).execute();
 }
 
-/** Whether bookings of the customer remain, and payments made by them or on their orders. */
-export async function historyOf(db: Db, id: number): Promise<{ bookings: boolean; payments: boolean }> {
+/** Whether bookings of the customer remain, orders that are not cancelled, and payments made by them or on their orders. */
+export async function historyOf(db: Db, id: number): Promise<{ bookings: boolean; liveOrders: boolean; payments: boolean }> {
   const row = await db
     .selectNoFrom((eb) => [
       eb.exists(eb.selectFrom('bookings').select('bookings.id').where('bookings.customer_id', '=', id)).as('bookings'),
+      eb.exists(eb.selectFrom('orders').select('orders.id').where('orders.customer_id', '=', id).where('orders.status', '<>', 'cancelled')).as('live_orders'),
       eb
         .exists(
           eb
@@ -297,7 +298,7 @@ export async function historyOf(db: Db, id: number): Promise<{ bookings: boolean
         .as('payments'),
     ])
     .executeTakeFirstOrThrow();
-  return { bookings: Boolean(row.bookings), payments: Boolean(row.payments) };
+  return { bookings: Boolean(row.bookings), liveOrders: Boolean(row.live_orders), payments: Boolean(row.payments) };
 }
 
 /** The customer's cancelled orders, with their items and invoices (deleted with them). */

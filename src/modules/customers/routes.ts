@@ -113,7 +113,7 @@ export default async function customerRoutes(app: App): Promise<void> {
       config: { permission: 'customers:delete' },
       schema: {
         summary: 'Delete a customer without bookings',
-        description: 'Envelope B. 409 customer_has_bookings while a booking of the customer remains, or a payment by them or on their orders (payments are kept). The orders their deleted bookings left behind, cancelled and empty, are deleted with them, and with those any coupon use they held.',
+        description: 'Envelope B. 409 customer_has_bookings while a booking of the customer remains, an order of theirs that is not cancelled, or a payment by them or on their orders (payments are kept; details say which). The orders their deleted bookings left behind, cancelled and empty, are deleted with them, and with those any coupon use they held.',
         tags,
         params: CustomerIdParams,
         response: { 200: CustomerDeletedResponse, ...errorResponses([400, 404, 409, ...AUTH_ERRORS]) },

@@ -438,6 +438,10 @@ function hasBookings(id: number): AppError {
   return new AppError('customer_has_bookings', `Customer ${id} has bookings and cannot be deleted`);
 }
 
+function hasLiveOrders(id: number): AppError {
+  return new AppError('customer_has_bookings', `Customer ${id} has orders that are not cancelled and cannot be deleted`, { orders: 'not cancelled' });
+}
+
 function hasPayments(id: number): AppError {
   return new AppError('customer_has_bookings', `Customer ${id} has payments on record, which are kept, and cannot be deleted`, { payments: 'on record' });
 }
@@ -456,6 +460,7 @@ export async function deleteCustomer(database: DbWithDialect, id: number): Promi
       const history = await repository.historyOf(trx, id);
       if (history.bookings) throw hasBookings(id);
       if (history.payments) throw hasPayments(id);
+      if (history.liveOrders) throw hasLiveOrders(id);
       await repository.deleteCancelledOrdersOf(trx, id);
       await repository.deleteCustomer(trx, id);
     });

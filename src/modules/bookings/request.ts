@@ -24,6 +24,15 @@ export interface BookingRequest {
 
 type DottedCustomer = Partial<Record<'customer.first_name' | 'customer.last_name' | 'customer.email' | 'customer.phone', string>>;
 
+function dottedFieldsOf(body: DottedCustomer): CustomerFieldsInput {
+  return { first_name: body['customer.first_name'], last_name: body['customer.last_name'], email: body['customer.email'], phone: body['customer.phone'] };
+}
+
+/** Whether the body names any customer field, dotted or nested. */
+export function sendsCustomerFields(body: DottedCustomer & { customer?: CustomerFieldsInput }): boolean {
+  return [dottedFieldsOf(body), body.customer ?? {}].some((source) => Object.values(source).some((value) => value !== undefined));
+}
+
 /** Text that says the same thing: equal but for surrounding spaces, and an email in any case. */
 function sameValue(key: keyof CustomerFieldsInput, a: string, b: string): boolean {
   return key === 'email' ? a.trim().toLowerCase() === b.trim().toLowerCase() : a.trim() === b.trim();
@@ -32,12 +41,7 @@ function sameValue(key: keyof CustomerFieldsInput, a: string, b: string): boolea
 /** Customer fields sent as dotted keys or as a nested `customer` object; both ways, they must agree. */
 export function customerFieldsOf(body: DottedCustomer & { customer?: CustomerFieldsInput }): CustomerFieldsInput {
   const fields: CustomerFieldsInput = {};
-  const dotted = {
-    first_name: body['customer.first_name'],
-    last_name: body['customer.last_name'],
-    email: body['customer.email'],
-    phone: body['customer.phone'],
-  };
+  const dotted = dottedFieldsOf(body);
   for (const source of [dotted, body.customer ?? {}]) {
     for (const [key, value] of Object.entries(source) as [keyof CustomerFieldsInput, string | undefined][]) {
       if (value === undefined) continue;

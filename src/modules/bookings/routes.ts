@@ -12,7 +12,16 @@ import { isoBound } from '../availability/repository.js';
 import { getTimezone } from '../settings/service.js';
 import { toListItem, type BookingView } from './present.js';
 import * as repository from './repository.js';
-import { checkCustomerFields, checkMeta, customerFieldsOf, parseBookingRequest, parsePrice, requireCalendarDate, type BookingRequest } from './request.js';
+import {
+  checkCustomerFields,
+  checkMeta,
+  customerFieldsOf,
+  parseBookingRequest,
+  parsePrice,
+  requireCalendarDate,
+  sendsCustomerFields,
+  type BookingRequest,
+} from './request.js';
 import {
   BulkBody,
   BulkElement,
@@ -73,8 +82,6 @@ async function listFilters(app: App, query: ListQueryInput): Promise<repository.
 }
 
 const checkBulkElement = bodyPartValidator<BulkElementInput>(BulkElement);
-
-const DOTTED_CUSTOMER = ['customer.first_name', 'customer.last_name', 'customer.email', 'customer.phone'] as const;
 
 /** One bulk element, checked alone: a malformed element fails by itself, not the request. */
 function bulkElement(raw: Record<string, unknown>): BookingRequest | AppError {
@@ -248,8 +255,7 @@ export default async function bookingRoutes(app: App): Promise<void> {
       const key = request.apiKey;
       // The customer's details are the customer's: a key that may change bookings but not
       // customers could otherwise redirect any customer's mail (and manage links) to itself.
-      const sendsCustomer = DOTTED_CUSTOMER.some((field) => body[field] !== undefined) || Object.values(body.customer ?? {}).some((v) => v !== undefined);
-      if (sendsCustomer && !(key !== undefined && grants(key.permissions, 'customers:update'))) {
+      if (sendsCustomerFields(body) && !(key !== undefined && grants(key.permissions, 'customers:update'))) {
         throw new AppError('forbidden', "Changing the customer's details needs the permission customers:update");
       }
       const customer = checkCustomerFields(customerFieldsOf(body));

@@ -84,30 +84,34 @@ function guardError(request: FastifyRequest): AppError | undefined {
 
 /** A whole number as a URL writes one; Ajv's coercion would also take "1e0", "0x1", "+1", " 1" and "1.0". */
 const DIGITS = /^-?[0-9]+$/;
+/** A number as a URL writes one, in decimal digits ("12", "12.50"). */
+const DECIMAL = /^-?[0-9]+(\.[0-9]+)?$/;
 
-const integersBySchema = new WeakMap<object, string[]>();
+const numbersBySchema = new WeakMap<object, [string, RegExp][]>();
 
-/** The fields a params or querystring schema types as integers. */
-function integerFields(schema: unknown): string[] {
+/** The fields a params or querystring schema types as integers or numbers, each with how its text must look. */
+function numberFields(schema: unknown): [string, RegExp][] {
   if (typeof schema !== 'object' || schema === null) return [];
-  let fields = integersBySchema.get(schema);
+  let fields = numbersBySchema.get(schema);
   if (!fields) {
     const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
-    fields = Object.keys(properties).filter((name) => properties[name]?.type === 'integer');
-    integersBySchema.set(schema, fields);
+    fields = Object.entries(properties).flatMap(([name, property]): [string, RegExp][] =>
+      property.type === 'integer' ? [[name, DIGITS]] : property.type === 'number' ? [[name, DECIMAL]] : [],
+    );
+    numbersBySchema.set(schema, fields);
   }
   return fields;
 }
 
 /**
- * Makes each integer field of the path or query sent as text that is not a whole number plainly
- * not a number, so that validation refuses it ("must be integer", a malformed id is 400) in the
- * same answer as every other bad parameter, in the route's own error style.
+ * Makes each integer or number field of the path or query sent as text that is not written in
+ * decimal digits plainly not a number, so that validation refuses it ("must be integer", a
+ * malformed id is 400) in the same answer as every other bad parameter, in the route's own error style.
  */
-function markMalformedIntegers(values: unknown, schema: unknown): void {
-  for (const field of integerFields(schema)) {
+function markMalformedNumbers(values: unknown, schema: unknown): void {
+  for (const [field, pattern] of numberFields(schema)) {
     const value = (values as Record<string, unknown>)[field];
-    if (typeof value === 'string' && !DIGITS.test(value)) (values as Record<string, unknown>)[field] = 'not an integer';
+    if (typeof value === 'string' && !pattern.test(value)) (values as Record<string, unknown>)[field] = 'not a number';
   }
 }
 
@@ -117,15 +121,15 @@ function markMalformedIntegers(values: unknown, schema: unknown): void {
  * MAX_NESTING. NUL is valid JSON and valid in a URL. Infinity comes from Ajv's coercion of
  * number fields: it turns "Infinity" or "1e400" in a query into Infinity and then skips minimum
  * and maximum, which only check finite numbers. Before validation, integers in the path and query
- * that are not written as digits are marked to fail it.
+ * and numbers in the path and query that are not written in decimal digits are marked to fail it.
  */
 export function registerInputGuard(app: FastifyInstance): void {
   // Before validation, which coerces path and query text to numbers: only then is the text seen as sent.
   app.addHook('preValidation', (request, _reply, done) => {
     const schema = request.routeOptions.schema;
     if (schema) {
-      markMalformedIntegers(request.params, schema.params);
-      markMalformedIntegers(request.query, schema.querystring);
+      markMalformedNumbers(request.params, schema.params);
+      markMalformedNumbers(request.query, schema.querystring);
     }
     done();
   });

@@ -16,12 +16,12 @@ describe.each(DIALECTS)('input no column can store (%s)', (dialect) => {
   const t = useTestApp(dialect);
   const call = requester(t);
 
-  it('refuses Infinity in a number query parameter, which Ajv coerces from text and then lets past maximum', async () => {
+  it('refuses Infinity in a number query parameter, which Ajv would coerce from text and then let past maximum', async () => {
     for (const url of ['/bookings?price_min=Infinity', '/services?price_max=1e400', '/bookings?price_max=-Infinity']) {
       const res = await call('GET', url);
       expect(res.statusCode, url).toBe(400);
       expect(res.json().error.code, url).toBe('invalid_request');
-      expect(Object.values(res.json().error.details), url).toEqual(['must be a finite number']);
+      expect(Object.values(res.json().error.details), url).toEqual(['must be number']);
     }
   });
 
@@ -42,6 +42,13 @@ describe.each(DIALECTS)('input no column can store (%s)', (dialect) => {
     expect(list.statusCode).toBe(400);
     expect(list.json().error).toMatchObject({ code: 'invalid_parameters', details: { page: 'must be integer' } });
     expect((await call('GET', `/bookings?agent_id=${site.agentId}&page=01`)).statusCode).toBe(200);
+    // Numbers too, in decimal digits.
+    for (const price of ['1e1', '%2B10', '0x10', '%2010', 'Infinity']) {
+      const res = await call('GET', `/services?price_min=${price}`);
+      expect(res.statusCode, price).toBe(400);
+      expect(Object.keys(res.json().error.details), price).toEqual(['price_min']);
+    }
+    expect((await call('GET', '/services?price_min=10.50&price_max=20')).statusCode).toBe(200);
   });
 
   it('refuses the NUL character in a query, a path and a nested body field, naming each field', async () => {

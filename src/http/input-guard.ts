@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError, type ErrorCode, type ErrorDetails } from './errors.js';
+import { INTEGER_TEXT, NUMBER_TEXT } from './sent-types.js';
 
 /** In `u` mode a surrogate pair is one code point, so this matches only a surrogate standing alone. */
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
@@ -82,11 +83,6 @@ function guardError(request: FastifyRequest): AppError | undefined {
   return inBody && refusal(config?.errorStyle === 2 ? 'fields' : 'request body', inBody, config?.errorStyle === 3 ? 'customer_update_failed' : 'validation_failed');
 }
 
-/** A whole number as a URL writes one; Ajv's coercion would also take "1e0", "0x1", "+1", " 1" and "1.0". */
-const DIGITS = /^-?[0-9]+$/;
-/** A number as a URL writes one, in decimal digits ("12", "12.50"). */
-const DECIMAL = /^-?[0-9]+(\.[0-9]+)?$/;
-
 const numbersBySchema = new WeakMap<object, [string, RegExp][]>();
 
 /** The fields a params or querystring schema types as integers or numbers, each with how its text must look. */
@@ -96,7 +92,7 @@ function numberFields(schema: unknown): [string, RegExp][] {
   if (!fields) {
     const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
     fields = Object.entries(properties).flatMap(([name, property]): [string, RegExp][] =>
-      property.type === 'integer' ? [[name, DIGITS]] : property.type === 'number' ? [[name, DECIMAL]] : [],
+      property.type === 'integer' ? [[name, INTEGER_TEXT]] : property.type === 'number' ? [[name, NUMBER_TEXT]] : [],
     );
     numbersBySchema.set(schema, fields);
   }

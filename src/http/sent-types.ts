@@ -15,10 +15,11 @@ const SENT_AS = 'sentAs';
 type JsonType = 'string' | 'number' | 'integer' | 'boolean' | 'null';
 const SCALARS: readonly string[] = ['string', 'number', 'integer', 'boolean', 'null'];
 
-// Text that may become a number: decimal digits, as contract §3 has ids sent ("digit strings")
-// and money written. Ajv's own coercion would also read " " as 0, "0x1F" as 31 and "1e5" as 100000.
-const INTEGER_TEXT = /^-?\d+$/;
-const NUMBER_TEXT = /^-?\d+(\.\d+)?$/;
+// Text that may become a number, in a body, a path or a query: decimal digits, as contract §3 has
+// ids sent ("digit strings") and money written. Ajv's own coercion would also read " " as 0,
+// "0x1F" as 31, "1e5" as 100000, "+1" and "1.0" as 1.
+export const INTEGER_TEXT = /^-?\d+$/;
+export const NUMBER_TEXT = /^-?\d+(\.\d+)?$/;
 
 function textBecomes(types: readonly JsonType[], text: string): boolean {
   if (types.includes('string')) return true;

@@ -3,6 +3,7 @@ import { DateTime } from 'luxon';
 import type { Db } from '../src/db/database.js';
 import { bumpBusyVersions } from '../src/modules/availability/repository.js';
 import { newCustomerRow } from '../src/modules/customers/repository.js';
+import { readableCode } from '../src/lib/random.js';
 import { invoiceRow, orderItemRow, orderRow } from '../src/modules/orders/create.js';
 import { setSettings } from '../src/modules/settings/service.js';
 import { WEEKDAYS, type Schedule, type Weekly } from '../src/modules/schedules/model.js';
@@ -189,9 +190,7 @@ export async function generateCatalog(
   return { agentIds, serviceIds, locationIds, customerIds, teams };
 }
 
-function code(prefix: string): string {
-  return `${prefix}${randomBytes(6).toString('hex').toUpperCase()}`;
-}
+const YEAR_MS = 365 * 24 * 3_600_000;
 
 export interface PlannedBooking {
   agentId: number;
@@ -247,9 +246,12 @@ export async function insertBookings(
     const chunk = planned.slice(i, i + BATCH);
     await db.transaction().execute(async (trx) => {
       const customerIds = chunk.map(() => catalog.customerIds[Math.floor(random() * catalog.customerIds.length)]!);
+      // Codes as the service makes them, as if the bookings were made over the past year: spread
+      // over the unique indexes as a year of use spreads them, where new codes land.
+      const madeAt = chunk.map(() => Date.now() - random() * YEAR_MS);
       const orders = await trx
         .insertInto('orders')
-        .values(customerIds.map((customerId) => orderRow(code('OR'), customerId, PRICE_CENTS, at)))
+        .values(customerIds.map((customerId, k) => orderRow(readableCode(madeAt[k]), customerId, PRICE_CENTS, at)))
         .returning('id')
         .execute();
       const rows = chunk.map(({ agentId, slot }, k) => {
@@ -261,7 +263,7 @@ export async function insertBookings(
         const serviceId = services[Math.floor(random() * services.length)]!;
         const status = random() < 0.1 ? ('cancelled' as const) : random() < 0.3 ? ('pending' as const) : ('approved' as const);
         return {
-          booking_code: code('BK'),
+          booking_code: readableCode(madeAt[k]),
           status,
           payment_status: 'not_paid' as const,
           service_id: serviceId,
@@ -294,7 +296,7 @@ export async function insertBookings(
         .execute();
       await trx
         .insertInto('invoices')
-        .values(orders.map((o) => invoiceRow(o.id, code('INV-'), PRICE_CENTS, at)))
+        .values(orders.map((o, k) => invoiceRow(o.id, `INV-${readableCode(madeAt[k])}`, PRICE_CENTS, at)))
         .execute();
     });
     done += chunk.length;

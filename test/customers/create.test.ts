@@ -59,7 +59,7 @@ describe.each(DIALECTS)('POST /customers (%s)', (dialect) => {
       welcome_email_sent: true,
     });
     expect(c.id).toEqual(expect.any(Number));
-    expect(c.customer_code).toMatch(/^CUS-[A-Z2-9]{10}$/);
+    expect(c.customer_code).toMatch(/^CUS-[A-Z2-9]{12}$/);
     const hash = createHash('sha256').update(email.toLowerCase()).digest('hex');
     expect(c.avatar_url).toBe(`https://www.gravatar.com/avatar/${hash}?d=mp&s=96`);
 

@@ -48,7 +48,7 @@ describe.each(DIALECTS)('orders (%s)', (dialect) => {
         created_at: '2026-01-15 13:00:00',
         updated_at: '2026-07-15 14:00:00',
       });
-      expect(body.confirmation_code).toMatch(/^[A-Z0-9]{10}$/);
+      expect(body.confirmation_code).toMatch(/^[A-Z2-9]{12}$/);
       expect(body.items).toEqual([
         {
           id: order.orderItemId,

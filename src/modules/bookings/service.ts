@@ -1,6 +1,7 @@
 import type { Db, Dialect } from '../../db/database.js';
 import { CATALOG_LOCK, lockedTransaction, type LockKey } from '../../db/transactions.js';
 import { AppError } from '../../http/errors.js';
+import { readableCode } from '../../lib/random.js';
 import { localDateTime, nowIso } from '../../lib/time.js';
 import { conflictOf, daySpan, isWithin, localInstant, workingSpans, type Span } from '../availability/engine.js';
 import {
@@ -18,7 +19,7 @@ import {
 } from '../availability/repository.js';
 import { candidateOf, slotContextOf, suggestedStarts, type Candidate, type SlotContext } from '../availability/service.js';
 import { enqueueMail, enqueueMails, type OutgoingMail } from '../mail/outbox.js';
-import { insertBookingItems, insertBookingOrders, randomCode, type NewBookingOrder } from '../orders/create.js';
+import { insertBookingItems, insertBookingOrders, type NewBookingOrder } from '../orders/create.js';
 import { orderLock } from '../orders/locks.js';
 import { closeOrderOfDeletedBooking } from '../orders/service.js';
 import { readSiteSchedule, type Schedule } from '../schedules/model.js';
@@ -538,7 +539,7 @@ function sortedMeta(meta: Record<string, string>): Record<string, string> {
 function bookingRow(item: PreparedBooking, customerId: number, orderId: number, at: string) {
   const span = spanColumns(item.span, item.timezone);
   return {
-    booking_code: randomCode(10),
+    booking_code: readableCode(),
     status: item.request.status,
     payment_status: 'not_paid' as const,
     service_id: item.service.id,

@@ -2,7 +2,7 @@ import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { containsText } from '../../http/list-query.js';
 import type { BookingStatus } from '../bookings/table.js';
-import { randomCode } from '../orders/create.js';
+import { readableCode } from '../../lib/random.js';
 import type { CustomersTable } from './table.js';
 
 export type CustomerRow = Selectable<CustomersTable>;
@@ -245,7 +245,7 @@ export type NewCustomerColumns = Partial<Omit<Insertable<CustomersTable>, 'id' |
 /** A whole new customers row: the given columns over the defaults, with a fresh customer code. */
 export function newCustomerRow(columns: NewCustomerColumns, at: string): Insertable<CustomersTable> {
   return {
-    customer_code: `CUS-${randomCode(10)}`,
+    customer_code: `CUS-${readableCode()}`,
     email: null,
     email_lower: null,
     phone: null,

@@ -5,7 +5,7 @@ import * as agents from '../agents/repository.js';
 import * as categories from '../catalog/category-repository.js';
 import * as services from '../catalog/repository.js';
 import * as locations from '../locations/repository.js';
-import { randomCode } from '../orders/create.js';
+import { readableCode } from '../../lib/random.js';
 import type { Schedule, Weekly } from '../schedules/model.js';
 
 const span = (start: string, end: string) => ({ start, end });
@@ -217,7 +217,7 @@ export async function seedDemo(db: Db): Promise<SeedCounts> {
       await trx
         .insertInto('customers')
         .values({
-          customer_code: `CUS-${randomCode(10)}`,
+          customer_code: `CUS-${readableCode()}`,
           first_name: c.first_name,
           last_name: c.last_name,
           email: c.email,

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.js';
 import { prepareRowsQuery } from '../../db/prepared.js';
-import { randomCharacters } from '../../lib/random.js';
+import { readableCode } from '../../lib/random.js';
 import { nowIso } from '../../lib/time.js';
 import { MAX_BULK_BOOKINGS } from '../bookings/limits.js';
 
@@ -16,11 +16,6 @@ export interface CreatedBookingOrder {
   orderId: number;
   orderItemId: number;
   invoiceId: number;
-}
-
-/** Short, unambiguous, upper-case code (no 0/O, 1/I). */
-export function randomCode(length: number): string {
-  return randomCharacters(length, 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789');
 }
 
 /** A booking's new order, as the booking's representation shows it. */
@@ -72,7 +67,7 @@ const insertOrderRows = prepareRowsQuery(
  * the order of `orders`.
  */
 export async function insertBookingOrders(trx: Db, orders: readonly { customerId: number; priceCents: number }[], at: string): Promise<NewBookingOrder[]> {
-  const rows = orders.map((order) => ({ confirmationCode: randomCode(10), customerId: order.customerId, priceCents: order.priceCents, at }));
+  const rows = orders.map((order) => ({ confirmationCode: readableCode(), customerId: order.customerId, priceCents: order.priceCents, at }));
   const inserted = await insertOrderRows.execute(trx, rows);
   // The returned rows need not come in the order of the values; the codes are unique.
   const ids = new Map(inserted.map((row) => [row.confirmation_code, row.id]));
@@ -138,7 +133,7 @@ export async function insertBookingItems(trx: Db, items: readonly BookingItemInp
     trx,
     items.map((item) => ({ orderId: item.orderId, bookingId: item.bookingId, itemData: JSON.stringify(item.itemData), priceCents: item.priceCents, at })),
   );
-  const invoices = items.map((item) => ({ orderId: item.orderId, invoiceNumber: `INV-${randomCode(10)}`, priceCents: item.priceCents, at }));
+  const invoices = items.map((item) => ({ orderId: item.orderId, invoiceNumber: `INV-${readableCode()}`, priceCents: item.priceCents, at }));
   const insertedInvoices = await insertInvoiceRows.execute(trx, invoices);
   // Each order here is new and gets one item; invoice numbers are unique.
   const itemIds = new Map(insertedItems.map((row) => [row.order_id, row.id]));

@@ -7,8 +7,8 @@ import type { SchemaValidateFunction } from 'ajv/dist/types/index.js';
  * as contract §3 lets a body send an id as a digit string. Unchecked, coercion also turns a body's
  * null into 0 or "", true into 1, and "" into null: `price_min: null` would store 0.00 and
  * `service_id: true` would book service 1. Before coercion, every typed scalar of a body schema
- * checks the JSON type that was sent: text may become a number, a boolean or text, a number may
- * become text, and null and booleans stay what they are.
+ * checks the JSON type that was sent: text may become a number, a boolean or text, a number stays
+ * a number, and null and booleans stay what they are.
  */
 const SENT_AS = 'sentAs';
 
@@ -35,7 +35,8 @@ export function acceptsSent(types: readonly JsonType[], data: unknown): boolean 
       return types.includes('boolean');
     case 'number':
       // JSON.parse reads 1e999 as Infinity: no field stores it, as a number or as text.
-      return Number.isFinite(data) && types.some((type) => type === 'number' || type === 'integer' || type === 'string');
+      // A number where only text is wanted is a wrong-typed field (contract §5), not text.
+      return Number.isFinite(data) && types.some((type) => type === 'number' || type === 'integer');
     case 'string':
       return textBecomes(types, data);
     default:

@@ -5,10 +5,11 @@ import { API, MONDAY, newSite, requester } from '../bookings/setup.js';
 import { DIALECTS, useTestApp, type Json } from '../helper.js';
 
 describe('acceptsSent', () => {
-  it('lets text become any scalar, a number become text, and keeps null and booleans as sent', () => {
+  it('lets text become any scalar, and keeps numbers, null and booleans as sent', () => {
     expect(acceptsSent(['integer'], '12')).toBe(true);
     expect(acceptsSent(['boolean'], 'true')).toBe(true);
-    expect(acceptsSent(['string'], 45)).toBe(true);
+    expect(acceptsSent(['string'], 45)).toBe(false);
+    expect(acceptsSent(['string', 'number'], 45)).toBe(true);
     expect(acceptsSent(['number'], null)).toBe(false);
     expect(acceptsSent(['string'], null)).toBe(false);
     expect(acceptsSent(['integer'], true)).toBe(false);
@@ -86,6 +87,28 @@ describe.each(DIALECTS)('body fields keep the JSON type they were sent as (%s)',
     expect(success.map((s: { index: number }) => s.index)).toEqual([4]);
     const rows = await t.db.selectFrom('bookings').select(['start_time', 'duration', 'notes']).where('agent_id', '=', site.agentId).execute();
     expect(rows).toEqual([{ start_time: '13:00', duration: 30, notes: null }]);
+  });
+
+  it('refuses a number where the field is text (400), in a body, a nested object and meta', async () => {
+    const call = requester(t);
+    const site = await newSite(t.db);
+    const location = await call('POST', '/locations', { name: 5 });
+    expect(location.statusCode).toBe(400);
+    expect(location.json().error).toMatchObject({ code: 'invalid_request', details: { name: expect.stringMatching(/^must be string/) } });
+    const customer = await call('POST', '/customers', { first_name: 12345, last_name: 'Doe', email: 'numbers@example.com' });
+    expect(customer.statusCode).toBe(400);
+    expect(customer.json().error.details).toHaveProperty('first_name');
+    const booking = { service_id: site.serviceId, agent_id: site.agentId, start_date: MONDAY, start_time: '09:00' };
+    const nested = await call('POST', '/bookings', { ...booking, customer: { first_name: 'Ann', last_name: 'Lee', email: 'ann@example.com', phone: 3012345 } });
+    expect(nested.statusCode).toBe(400);
+    const created = await call('POST', '/bookings', { ...booking, customer_id: site.customerId, meta: { room: '5' } });
+    expect(created.statusCode, created.body).toBe(201);
+    const id: number = created.json().data.id;
+    const meta = await call('PUT', `/bookings/${id}`, { meta: { room: 5 } });
+    expect(meta.statusCode).toBe(400);
+    const read = await call('GET', `/bookings?include_meta=true&agent_id=${site.agentId}`);
+    expect(read.json().data[0].meta).toEqual({ room: '5' });
+    expect(await t.db.selectFrom('locations').select('id').where('name', '=', '5').execute()).toEqual([]);
   });
 
   it('takes numbers sent as text only when written in decimal digits', async () => {

@@ -196,6 +196,7 @@ const UNAVAILABLE_CODES = new Set([
   '57P02', // crash_shutdown
   '57P03', // cannot_connect_now
   '53300', // too_many_connections
+  '55000', // a database that is not accepting connections (ALLOW_CONNECTIONS false), among other states
   'SQLITE_BUSY',
   'SQLITE_CANTOPEN',
   'SQLITE_IOERR',

@@ -1,6 +1,8 @@
 import net from 'node:net';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
+import { POSTGRES_ADMIN_URL } from '../databases.js';
 import { buildTestApp, createTestDatabase, type TestDatabase } from '../helper.js';
 
 /** A TCP proxy in front of PostgreSQL that the test can cut and restore, like a database outage. */
@@ -70,5 +72,53 @@ describe('PostgreSQL outage', () => {
     await outage.up();
     expect((await status()).statusCode).toBe(200);
     expect((await app.inject({ url: '/readyz' })).statusCode).toBe(200);
+  });
+});
+
+describe('PostgreSQL refusing connections to the database', () => {
+  let database: TestDatabase;
+  let app: App;
+  let key: string;
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+
+  beforeAll(async () => {
+    database = await createTestDatabase('postgres');
+    app = await buildTestApp(database.url);
+    const { createKey } = await import('../../src/modules/api-keys/service.js');
+    key = (await createKey(app.db, { name: 'refused' })).key;
+  });
+  afterAll(async () => {
+    await app.close();
+    await database.drop();
+  });
+
+  it('answers 503 service_not_available, in each error style, while the database takes no connections', async () => {
+    const name = new URL(database.url).pathname.slice(1);
+    const get = (url: string) => app.inject({ url: `/booking-api/v1${url}`, headers: { 'x-api-key': key } });
+    expect((await get('/status')).statusCode).toBe(200);
+
+    await admin(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
+    try {
+      await admin(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${name}'`);
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const during = await get('/status');
+        expect(during.statusCode, during.body).toBe(503);
+        expect(during.json().error.code).toBe('service_not_available');
+      }
+      const payments = await get('/payments');
+      expect(payments.statusCode, payments.body).toBe(503);
+      expect(payments.json()).toMatchObject({ success: false });
+    } finally {
+      await admin(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
+    }
+    expect((await get('/status')).statusCode).toBe(200);
   });
 });

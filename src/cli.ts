@@ -75,7 +75,14 @@ export async function runCli(argv: readonly string[], io: CliIo, env: Record<str
     }
     throw error;
   }
-  const database = openDatabase(config.databaseUrl);
+  let database;
+  try {
+    database = openDatabase(config.databaseUrl);
+  } catch (error) {
+    // A SQLite file that cannot be opened (a directory, not a database, no such folder) fails here.
+    io.stderr.write(`error: cannot open the database named by DATABASE_URL (${error instanceof Error ? error.message : String(error)})\n`);
+    return 1;
+  }
   try {
     const applied = await migrateToLatest(database);
     await initialiseSettings(database.db, config.siteTimezone);

@@ -1,5 +1,8 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli.js';
 import { DIALECTS, buildTestApp, cli, createTestDatabase, type Json, type TestDatabase } from '../helper.js';
@@ -167,5 +170,26 @@ describe.each(DIALECTS)('npx booking (%s)', (dialect) => {
     expect(code).toBe(1);
     expect(stderr.trim().split('\n')).toHaveLength(1);
     expect(stderr).toMatch(/SITE_TIMEZONE/);
+  });
+});
+
+describe('npx booking with a SQLite file it cannot open', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bk-cli-'));
+    fs.writeFileSync(path.join(dir, 'a-file'), '');
+    fs.writeFileSync(path.join(dir, 'text.db'), 'not a database, but long enough to be read as one that is damaged\n'.repeat(100));
+  });
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it.each([
+    ['a folder where the file should be', () => dir],
+    ['a path through a file', () => path.join(dir, 'a-file', 'x.db')],
+    ['a file that is not a database', () => path.join(dir, 'text.db')],
+  ])('stops with one line, no stack trace: %s', async (_case, file) => {
+    const { code, stdout, stderr } = await cli(`sqlite:${file()}`, ['keys', 'list']);
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    expect(stderr).toMatch(/^error: cannot open the database named by DATABASE_URL \(.+\)\n$/);
   });
 });

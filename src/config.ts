@@ -92,7 +92,9 @@ export function loadConfig(env: Env = process.env): Config {
     fail('MAIL_FROM', 'must be an email address');
   }
 
-  const publicUrl = (parseUrl(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://${host}:${port}`).replace(/\/+$/, '');
+  // An IPv6 address goes in brackets in a URL (http://[::1]:3000).
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  const publicUrl = (parseUrl(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://${urlHost}:${port}`).replace(/\/+$/, '');
 
   return Object.freeze({
     port,

@@ -57,6 +57,12 @@ describe('configuration', () => {
     expect(config).toMatchObject({ port: 0, siteTimezone: 'Australia/Lord_Howe', publicUrl: 'https://book.example.com', nodeEnv: 'production' });
   });
 
+  it('makes the default PUBLIC_URL a URL for an IPv6 HOST too', () => {
+    expect(loadConfig({ HOST: '::1', PORT: '4000' }).publicUrl).toBe('http://[::1]:4000');
+    expect(new URL(loadConfig({ HOST: '::' }).publicUrl).port).toBe('3000');
+    expect(loadConfig({ HOST: 'localhost', PORT: '4000' }).publicUrl).toBe('http://localhost:4000');
+  });
+
   it('spells SITE_TIMEZONE as the time zone database does', () => {
     expect(loadConfig({ SITE_TIMEZONE: 'europe/berlin' }).siteTimezone).toBe('Europe/Berlin');
     expect(loadConfig({ SITE_TIMEZONE: 'Asia/Kolkata' }).siteTimezone).toBe('Asia/Kolkata');

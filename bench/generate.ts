@@ -313,3 +313,28 @@ export function windowFirst(planned: readonly PlannedBooking[], days: number): P
   const inWindow = (p: PlannedBooking) => p.slot < days * SLOTS_PER_DAY;
   return [...planned.filter(inWindow), ...planned.filter((p) => !inWindow(p))];
 }
+
+/**
+ * Bodies of POST /bookings for the year after the generated one: one free half-hour each, never
+ * conflicting with each other or the generated bookings, each of a service its agent offers.
+ */
+export function freeSlots(catalog: Catalog, firstDay: string): () => Record<string, string | number> {
+  const slotsPerDay = (DAY_END_HOUR - DAY_START_HOUR) * 2;
+  let slot = 0;
+  return () => {
+    const n = slot++;
+    const agent = catalog.agentIds[n % catalog.agentIds.length]!;
+    const perAgent = Math.floor(n / catalog.agentIds.length);
+    const minute = DAY_START_HOUR * 60 + (perAgent % slotsPerDay) * 30;
+    const date = DateTime.fromISO(firstDay).plus({ days: 400 + Math.floor(perAgent / slotsPerDay) });
+    return {
+      service_id: teamOf(catalog, agent).serviceIds[1]!,
+      agent_id: agent,
+      location_id: catalog.locationIds[agent % catalog.locationIds.length]!,
+      start_date: date.toFormat('yyyy-MM-dd'),
+      start_time: `${String(Math.floor(minute / 60)).padStart(2, '0')}:${String(minute % 60).padStart(2, '0')}`,
+      duration: 30,
+      customer_id: catalog.customerIds[n % catalog.customerIds.length]!,
+    };
+  };
+}

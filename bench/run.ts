@@ -22,13 +22,11 @@ import { renderChart } from './chart.js';
 import { startServer, stopServer } from './processes.js';
 import {
   BENCH_TIMEZONE,
-  DAY_END_HOUR,
-  DAY_START_HOUR,
+  freeSlots,
   generateCatalog,
   insertBookings,
   planBookings,
   progressBar,
-  teamOf,
   windowFirst,
   type Catalog,
 } from './generate.js';
@@ -181,27 +179,7 @@ async function main(): Promise<void> {
       await measure('GET /customers?include=stats', server.url, 10, () => ({ path: `${ROOT}/customers?include=stats&per_page=20&page=${1 + Math.floor(Math.random() * 1000)}` }), key),
     );
 
-    // Writes go to the year after the generated one, one free half-hour each, never conflicting,
-    // each of a service its agent offers.
-    let slot = 0;
-    const nextSlot = () => {
-      const n = slot++;
-      const agent = pick(catalog.agentIds, n);
-      const team = teamOf(catalog, agent);
-      const perAgent = Math.floor(n / catalog.agentIds.length);
-      const day = Math.floor(perAgent / ((DAY_END_HOUR - DAY_START_HOUR) * 2));
-      const minute = DAY_START_HOUR * 60 + (perAgent % ((DAY_END_HOUR - DAY_START_HOUR) * 2)) * 30;
-      const date = DateTime.fromISO(FIRST_DAY).plus({ days: 400 + day });
-      return {
-        service_id: team.serviceIds[1]!,
-        agent_id: agent,
-        location_id: catalog.locationIds[agent % catalog.locationIds.length]!,
-        start_date: date.toFormat('yyyy-MM-dd'),
-        start_time: `${String(Math.floor(minute / 60)).padStart(2, '0')}:${String(minute % 60).padStart(2, '0')}`,
-        duration: 30,
-        customer_id: pick(catalog.customerIds, n),
-      };
-    };
+    const nextSlot = freeSlots(catalog, FIRST_DAY);
     results.push(
       await measure('POST /bookings', server.url, 50, () => ({ method: 'POST', path: `${ROOT}/bookings`, body: JSON.stringify({ ...nextSlot(), send_confirmation: false }) }), key),
     );

@@ -79,7 +79,7 @@ export async function runCli(argv: readonly string[], io: CliIo, env: Record<str
   try {
     database = openDatabase(config.databaseUrl);
   } catch (error) {
-    // A SQLite file that cannot be opened (a directory, not a database, no such folder) fails here.
+    // A SQLite file that cannot be opened (a folder, a path through a file, not a database) fails here.
     io.stderr.write(`error: cannot open the database named by DATABASE_URL (${error instanceof Error ? error.message : String(error)})\n`);
     return 1;
   }

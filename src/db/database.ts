@@ -80,26 +80,44 @@ function sqliteFile(url: string): string {
 /** A connection to the database file with what every connection of the service needs. */
 function connectSqlite(file: string): SQLite.Database {
   const database = new SQLite(file);
-  // A read meets a lock only while another process recovers the log: it waits instead of failing.
-  database.pragma('busy_timeout = 5000');
-  // SQLite's own lower() folds ASCII only; PostgreSQL's folds every script, a character at a time.
-  // Case-insensitive searches and sorts must treat rows alike on both engines ("émile" finds "Émile").
-  database.function('lower', { deterministic: true }, (value: unknown) => (typeof value === 'string' ? foldCase(value) : value));
+  closingOnFailure(database, () => {
+    // A read meets a lock only while another process recovers the log: it waits instead of failing.
+    database.pragma('busy_timeout = 5000');
+    // SQLite's own lower() folds ASCII only; PostgreSQL's folds every script, a character at a time.
+    // Case-insensitive searches and sorts must treat rows alike on both engines ("émile" finds "Émile").
+    database.function('lower', { deterministic: true }, (value: unknown) => (typeof value === 'string' ? foldCase(value) : value));
+  });
   return database;
+}
+
+/**
+ * Runs the set-up that follows opening a connection, closing the connection if it fails (a file
+ * that is not a database fails at its first pragma): the process may go on, as the CLI does.
+ */
+function closingOnFailure<T>(database: SQLite.Database, work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    database.close();
+    throw error;
+  }
 }
 
 /** The writing connection and, for a file, one for reads outside transactions (see GroupCommitDriver). */
 function openSqlite(file: string): { writer: SQLite.Database; reader: SQLite.Database | undefined } {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const writer = connectSqlite(file);
-  writer.pragma('journal_mode = WAL');
-  writer.pragma('synchronous = NORMAL');
-  writer.pragma('foreign_keys = ON');
-  // The writer waits for another process's write lock itself, without blocking the event loop.
-  writer.pragma('busy_timeout = 0');
-  // Each transaction of a group runs in a savepoint, whose journal SQLite would otherwise keep in a temporary file.
-  writer.pragma('temp_store = MEMORY');
-  return { writer, reader: file === ':memory:' ? undefined : connectSqlite(file) };
+  closingOnFailure(writer, () => {
+    writer.pragma('journal_mode = WAL');
+    writer.pragma('synchronous = NORMAL');
+    writer.pragma('foreign_keys = ON');
+    // The writer waits for another process's write lock itself, without blocking the event loop.
+    writer.pragma('busy_timeout = 0');
+    // Each transaction of a group runs in a savepoint, whose journal SQLite would otherwise keep in a temporary file.
+    writer.pragma('temp_store = MEMORY');
+  });
+  const reader = file === ':memory:' ? undefined : closingOnFailure(writer, () => connectSqlite(file));
+  return { writer, reader };
 }
 
 // COUNT(*) and SUM() of integers come back as int8; every such value here fits a JS number.
@@ -196,7 +214,6 @@ const UNAVAILABLE_CODES = new Set([
   '57P02', // crash_shutdown
   '57P03', // cannot_connect_now
   '53300', // too_many_connections
-  '55000', // a database that is not accepting connections (ALLOW_CONNECTIONS false), among other states
   'SQLITE_BUSY',
   'SQLITE_CANTOPEN',
   'SQLITE_IOERR',
@@ -206,10 +223,13 @@ const UNAVAILABLE_CODES = new Set([
 /** True for errors that mean "the database cannot serve now" rather than "this query is wrong". */
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
-  const code = (error as { code?: unknown }).code;
+  const { code, routine } = error as { code?: unknown; routine?: unknown };
   if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08') || code.startsWith('SQLITE_IOERR'))) {
     return true;
   }
+  // 55000 is a class of its own ("object not in prerequisite state"), mostly faults of a query;
+  // only from the check at connection time does it mean the database takes no connections now.
+  if (code === '55000' && routine === 'CheckMyDatabase') return true;
   const message = (error as { message?: unknown }).message;
   return (
     typeof message === 'string' &&

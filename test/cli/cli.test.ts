@@ -192,4 +192,17 @@ describe('npx booking with a SQLite file it cannot open', () => {
     expect(stdout).toBe('');
     expect(stderr).toMatch(/^error: cannot open the database named by DATABASE_URL \(.+\)\n$/);
   });
+
+  it.runIf(process.platform === 'linux')('closes the file it could not use, so a process that goes on keeps no handle of it', async () => {
+    const file = path.join(dir, 'text.db');
+    const handlesOfFile = () => fs.readdirSync('/proc/self/fd').filter((fd) => {
+      try {
+        return fs.readlinkSync(`/proc/self/fd/${fd}`) === file;
+      } catch {
+        return false;
+      }
+    }).length;
+    for (let run = 0; run < 3; run++) expect((await cli(`sqlite:${file}`, ['keys', 'list'])).code).toBe(1);
+    expect(handlesOfFile()).toBe(0);
+  });
 });

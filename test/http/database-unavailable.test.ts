@@ -2,6 +2,7 @@ import net from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
+import { isDatabaseUnavailable } from '../../src/db/database.js';
 import { POSTGRES_ADMIN_URL } from '../databases.js';
 import { buildTestApp, createTestDatabase, type TestDatabase } from '../helper.js';
 
@@ -120,5 +121,18 @@ describe('PostgreSQL refusing connections to the database', () => {
       await admin(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
     }
     expect((await get('/status')).statusCode).toBe(200);
+  });
+
+  it('still counts a query fault of the same SQLSTATE (55000) as a fault, not as the database away', async () => {
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      await client.query('CREATE TEMPORARY SEQUENCE never_used');
+      const fault: unknown = await client.query("SELECT currval('never_used')").catch((error: unknown) => error);
+      expect(fault).toMatchObject({ code: '55000' });
+      expect(isDatabaseUnavailable(fault)).toBe(false);
+    } finally {
+      await client.end();
+    }
   });
 });

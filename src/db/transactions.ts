@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { isUniqueViolation } from './constraints.js';
 import { dialectOfDb, type Db, type Dialect } from './database.js';
 
 /** A lock taken by name: exclusive, or `{ shared }`, which only an exclusive holder of the name waits for. */
@@ -24,7 +25,8 @@ export const CATALOG_LOCK = 'catalog';
  * PostgreSQL: a transaction-scoped advisory lock per key, taken in sorted order so that two
  * transactions locking overlapping sets cannot deadlock; READ COMMITTED then lets each statement
  * see what earlier lock holders committed. A key named both ways is taken exclusively. A
- * transaction PostgreSQL ends to break a deadlock (of row locks) runs again, three times at most.
+ * transaction PostgreSQL ends to break a deadlock (of row locks), or one that made a code another
+ * row already has, runs again, three times at most.
  */
 export async function lockedTransaction<T>(
   database: { db: Db; dialect: Dialect },
@@ -35,7 +37,7 @@ export async function lockedTransaction<T>(
     try {
       return await lockedAttempt(database, lockKeys, work);
     } catch (error) {
-      if (attempt >= ATTEMPTS || !endedForAnother(error)) throw error;
+      if (attempt >= ATTEMPTS || !(endedForAnother(error) || metTakenCode(error))) throw error;
     }
   }
 }
@@ -51,6 +53,21 @@ const ATTEMPTS = 3;
 function endedForAnother(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return code === '40P01' || code === '40001';
+}
+
+/**
+ * Codes the service makes (readableCode) and each table keeps unique. Each run of a transaction
+ * makes its own, so one that met a code another row already has runs again with new ones.
+ */
+const GENERATED_CODES = [
+  ['bookings', 'booking_code'],
+  ['orders', 'confirmation_code'],
+  ['invoices', 'invoice_number'],
+  ['customers', 'customer_code'],
+] as const;
+
+function metTakenCode(error: unknown): boolean {
+  return GENERATED_CODES.some(([table, column]) => isUniqueViolation(error, table, column));
 }
 
 async function lockedAttempt<T>(database: { db: Db; dialect: Dialect }, lockKeys: readonly LockKey[], work: (trx: Db) => Promise<T>): Promise<T> {

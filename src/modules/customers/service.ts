@@ -313,15 +313,16 @@ async function referenceProblems(db: Db, agentId: number | null | undefined, loc
  * shared. The unique email key stays the final judge of a taken email: a concurrent create of the
  * same email ends here as email_already_exists like any other, with nothing of this attempt left behind.
  */
-export async function persistNewCustomer(database: DbWithDialect, row: Parameters<typeof repository.insertCustomer>[1]): Promise<CustomerRow> {
-  const keys: LockKey[] = [{ shared: CATALOG_LOCK }, ...(row.email ? [emailLock(row.email)] : [])];
+export async function persistNewCustomer(database: DbWithDialect, columns: repository.NewCustomerColumns, at: string): Promise<CustomerRow> {
+  const keys: LockKey[] = [{ shared: CATALOG_LOCK }, ...(columns.email ? [emailLock(columns.email)] : [])];
   try {
     return await lockedTransaction(database, keys, async (trx) => {
-      const problems = await referenceProblems(trx, row.preferred_agent_id, row.preferred_location_id);
+      const problems = await referenceProblems(trx, columns.preferred_agent_id, columns.preferred_location_id);
       if (Object.keys(problems).length > 0) {
         throw new AppError('data_inconsistency', 'The customer refers to missing or inactive records', problems);
       }
-      const created = await repository.insertCustomer(trx, row);
+      // The row, and so its code, is made in each run: a run that met a taken code runs again.
+      const created = await repository.insertCustomer(trx, repository.newCustomerRow(columns, at));
       if (created.email) {
         await enqueueMail(trx, {
           kind: 'customer_welcome',
@@ -338,8 +339,8 @@ export async function persistNewCustomer(database: DbWithDialect, row: Parameter
       return created;
     });
   } catch (error) {
-    if (row.email && row.email_lower && isUniqueViolation(error, 'customers', 'email_lower')) {
-      throw emailTaken(row.email, await repository.findIdByEmail(database.db, row.email_lower));
+    if (columns.email && columns.email_lower && isUniqueViolation(error, 'customers', 'email_lower')) {
+      throw emailTaken(columns.email, await repository.findIdByEmail(database.db, columns.email_lower));
     }
     throw error;
   }
@@ -353,16 +354,14 @@ export async function createCustomer(database: DbWithDialect, body: CreateCustom
   }
   const row = await persistNewCustomer(
     database,
-    repository.newCustomerRow(
-      {
-        ...columns,
-        first_name: columns.first_name ?? '',
-        last_name: columns.last_name ?? '',
-        avatar_image_id: null,
-        custom_fields: JSON.stringify(mergeCustomFields({}, customFields ?? {})),
-      },
-      nowIso(),
-    ),
+    {
+      ...columns,
+      first_name: columns.first_name ?? '',
+      last_name: columns.last_name ?? '',
+      avatar_image_id: null,
+      custom_fields: JSON.stringify(mergeCustomFields({}, customFields ?? {})),
+    },
+    nowIso(),
   );
   return { ...detailView(row, timezone), user_id: null, welcome_email_sent: row.email !== null };
 }

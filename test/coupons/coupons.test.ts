@@ -85,6 +85,13 @@ describe.each(DIALECTS)('coupons (%s)', (dialect) => {
       expect(res.json().error.code).toBe('coupon_already_exists');
     });
 
+    it('creates a code sent by several requests at once once, and refuses the others with 409', async () => {
+      const code = uniqueCode('Race');
+      const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => call('POST', '/coupons', { code: i % 2 ? code : code.toLowerCase(), name: 'Race' })));
+      expect(answers.map((r) => r.statusCode).sort()).toEqual([201, 409, 409, 409, 409, 409]);
+      expect(answers.filter((r) => r.statusCode === 409).every((r) => r.json().error.code === 'coupon_already_exists')).toBe(true);
+    });
+
     it('refuses missing fields and malformed values with 400 naming the field', async () => {
       for (const [payload, field] of [
         [{ name: 'No code' }, 'code'],

@@ -1,3 +1,4 @@
+import { isUniqueViolation } from '../../db/constraints.js';
 import { dialectOfDb, type Db } from '../../db/database.js';
 import { lockedTransaction } from '../../db/transactions.js';
 import { AppError, notFound } from '../../http/errors.js';
@@ -5,7 +6,6 @@ import { centsToNumber, toCents } from '../../lib/money.js';
 import { nowIso } from '../../lib/time.js';
 import { pageRequest, pagination } from '../orders/lists.js';
 import { localDateTime } from '../../lib/time.js';
-import { isUniqueViolation } from '../orders/repository.js';
 import { getTimezone } from '../settings/service.js';
 import * as repository from './repository.js';
 import { couponDiscountCents, couponRejection, heldCouponDiscountCents } from './rules.js';
@@ -90,7 +90,7 @@ export async function createCoupon(db: Db, body: CouponCreateBody): Promise<Coup
     await repository.insertCoupon(db, row);
   } catch (error) {
     // Another request created the same code between the check and the insert.
-    if (isUniqueViolation(error)) throw alreadyExists(body.code, undefined);
+    if (isUniqueViolation(error, 'coupons', 'code_lower')) throw alreadyExists(body.code, undefined);
     throw error;
   }
   return presentCoupon(await requireCoupon(db, body.code), await getTimezone(db));

@@ -181,8 +181,3 @@ export async function succeededCents(db: Db, orderId: number): Promise<number> {
   return Number(paid);
 }
 
-/** A unique-constraint violation on either database. */
-export function isUniqueViolation(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
-}

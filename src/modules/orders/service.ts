@@ -1,4 +1,5 @@
 import { DateTime } from 'luxon';
+import { isUniqueViolation } from '../../db/constraints.js';
 import type { Db, Dialect } from '../../db/database.js';
 import { lockedTransaction, type LockKey } from '../../db/transactions.js';
 import { customerLock } from '../customers/service.js';
@@ -212,7 +213,7 @@ export async function updateOrder(source: DataSource, id: number, body: OrderUpd
     else if (totalMoved) await syncPaymentStatus(trx, id, at);
   }).catch((error: unknown) => {
     // Another order took the same confirmation code between the check and the write.
-    if (repository.isUniqueViolation(error)) throw confirmationCodeTaken();
+    if (isUniqueViolation(error, 'orders', 'confirmation_code')) throw confirmationCodeTaken();
     throw error;
   });
   return getOrder(source.db, id);

@@ -19,7 +19,7 @@ import type { OutboxTable } from '../modules/mail/table.js';
 import type { InvoicesTable, OrderItemsTable, OrdersTable, TransactionsTable } from '../modules/orders/table.js';
 import type { SettingsTable } from '../modules/settings/table.js';
 import { startCheckpointer } from './checkpointer.js';
-import { preparedStatementName } from './prepared.js';
+import { allowDirectReads, preparedStatementName } from './prepared.js';
 import { GroupCommitDriver, groupCommitDialect } from './sqlite-driver.js';
 import { withStatementCache } from './statement-cache.js';
 import { withWriteScopes } from './write-scope.js';
@@ -164,12 +164,12 @@ export function openDatabase(url: string, options: OpenOptions = {}): DatabaseHa
     const { writer, reader } = openSqlite(file);
     const checkpointer = options.backgroundCheckpoints && file !== ':memory:' ? startCheckpointer(file) : undefined;
     if (checkpointer) writer.pragma(`wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`);
-    const driver = () =>
-      new GroupCommitDriver(
-        { database: writer, statements: withStatementCache(writer) },
-        reader && { database: reader, statements: withStatementCache(reader) },
-      );
-    const db = new Kysely<Database>({ dialect: withWriteScopes(groupCommitDialect(driver)) });
+    const driver = new GroupCommitDriver(
+      { database: writer, statements: withStatementCache(writer) },
+      reader && { database: reader, statements: withStatementCache(reader) },
+    );
+    const db = new Kysely<Database>({ dialect: withWriteScopes(groupCommitDialect(() => driver)) });
+    allowDirectReads(db, (sql, parameters) => driver.readNow(sql, parameters));
     return {
       db,
       dialect,

@@ -213,6 +213,18 @@ export class GroupCommitDriver implements Driver {
     return this.runAlone(query);
   }
 
+  /**
+   * Runs a read outside any transaction at once, on the reading connection, as execute would but
+   * without Kysely's asynchronous path around it. Undefined where only execute may run it: an
+   * in-memory database (its reads wait for the write lock), a statement that writes, a closed
+   * database.
+   */
+  readNow<R>(sql: string, parameters: readonly unknown[]): R[] | undefined {
+    if (!this.reader?.database.open) return undefined;
+    const statement = this.reader.statements.prepare(sql);
+    return statement.readonly && statement.reader ? (statement.all(parameters) as R[]) : undefined;
+  }
+
   private async runAlone<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     const connection = new GroupConnection(this);
     await this.beginTransaction(connection);

@@ -1,6 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
-import { describe, expect, it } from 'vitest';
-import type { Db } from '../../src/db/database.js';
+import { describe, expect, it, vi } from 'vitest';
+import { openDatabase, type Db } from '../../src/db/database.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
 import { prepareRowsQuery, prepareQuery } from '../../src/db/prepared.js';
 import { lockedTransaction } from '../../src/db/transactions.js';
 import { DIALECTS, useTestApp } from '../helper.js';
@@ -109,6 +110,21 @@ describe.each(DIALECTS)('prepared queries (%s)', (dialect) => {
     expect((await preparedAuditRows.execute(t.db, 298, 'PUT')).map((r) => r.id)).toEqual([committed?.id]);
   });
 
+  it('reads outside a transaction without Kysely\'s executor on SQLite, through it on PostgreSQL', async () => {
+    await seed();
+    const executor = vi.spyOn(t.db, 'executeQuery');
+    try {
+      expect((await preparedAuditRows.execute(t.db, 400, 'GET')).map((r) => r.path)).toEqual(['/b', "'; drop table audit_log; --"]);
+      expect(executor).toHaveBeenCalledTimes(dialect === 'sqlite' ? 0 : 1);
+      // A write is never run directly: it takes the write lock and commits in its group.
+      await insertEntry.executeTakeFirst(t.db, '/direct', 297);
+      expect(executor).toHaveBeenCalledTimes(dialect === 'sqlite' ? 1 : 2);
+    } finally {
+      executor.mockRestore();
+    }
+    expect((await preparedAuditRows.execute(t.db, 297, 'PUT')).map((r) => r.path)).toEqual(['/direct']);
+  });
+
   it('refuses a builder that does not bind an argument or turns it into text', async () => {
     const branching = prepareQuery((db: Db, method: string) =>
       db.selectFrom('audit_log').select('id').where('method', '=', typeof method === 'string' ? method : 'GET'),
@@ -199,6 +215,19 @@ describe.each(DIALECTS)('prepared multi-row inserts (%s)', (dialect) => {
     expect(builds).toEqual([2]);
     const { prepared: fits } = preparedEntries(4680);
     expect(await fits.execute(t.db, entries(2))).toHaveLength(2);
+  });
+});
+
+describe('prepared queries on an in-memory SQLite database', () => {
+  it('read through the write lock, seeing every committed write', async () => {
+    const handle = openDatabase('sqlite::memory:');
+    try {
+      await migrateToLatest(handle);
+      const inserted = await handle.db.transaction().execute((trx) => insertEntry.executeTakeFirst(trx, '/memory', 296));
+      expect(await preparedAuditRows.execute(handle.db, 296, 'PUT')).toEqual([{ id: inserted?.id, method: 'PUT', path: '/memory', status: 296 }]);
+    } finally {
+      await handle.destroy();
+    }
   });
 });
 

@@ -19,7 +19,7 @@ import type { OutboxTable } from '../modules/mail/table.js';
 import type { InvoicesTable, OrderItemsTable, OrdersTable, TransactionsTable } from '../modules/orders/table.js';
 import type { SettingsTable } from '../modules/settings/table.js';
 import { startCheckpointer } from './checkpointer.js';
-import { allowDirectReads, preparedStatementName } from './prepared.js';
+import { allowDirectReads, statementName } from './prepared.js';
 import { GroupCommitDriver, groupCommitDialect } from './sqlite-driver.js';
 import { withStatementCache } from './statement-cache.js';
 import { withWriteScopes } from './write-scope.js';
@@ -129,9 +129,9 @@ const pgTypes = {
 
 /**
  * PostgreSQL plans every statement it is sent unnamed, and planning a query that joins several
- * tables costs it more than running it. Queries of fixed shape (prepareQuery) go as named
- * statements instead: each connection prepares one once, and after a few runs PostgreSQL keeps
- * a generic plan. Other queries go as before.
+ * tables costs it more than running it. Queries of fixed shape (prepareQuery), and reads whose
+ * text recurs (statementName), go as named statements instead: each connection prepares one
+ * once, and after a few runs PostgreSQL keeps a generic plan. Other queries go as before.
  */
 function withNamedStatements(pool: pg.Pool): PostgresPool {
   // Kysely keeps its connection per client object, so each pg client keeps its one wrapper.
@@ -142,7 +142,7 @@ function withNamedStatements(pool: pg.Pool): PostgresPool {
       let wrapper = wrappers.get(client);
       if (!wrapper) {
         // Only the (sql, parameters) form is ever called: the dialect has no cursor configured.
-        const query = (text: string, values: readonly unknown[]) => client.query({ name: preparedStatementName(text), text, values: [...values] });
+        const query = (text: string, values: readonly unknown[]) => client.query({ name: statementName(text), text, values: [...values] });
         wrapper = { query: query as unknown as PostgresPoolClient['query'], release: () => client.release() };
         wrappers.set(client, wrapper);
       }

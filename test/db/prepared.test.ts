@@ -2,7 +2,7 @@ import { sql, type RawBuilder } from 'kysely';
 import { describe, expect, it, vi } from 'vitest';
 import { openDatabase, type Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
-import { prepareRowsQuery, prepareQuery } from '../../src/db/prepared.js';
+import { prepareRowsQuery, prepareQuery, RUNS_BEFORE_NAMING } from '../../src/db/prepared.js';
 import { lockedTransaction } from '../../src/db/transactions.js';
 import { DIALECTS, useTestApp } from '../helper.js';
 
@@ -246,6 +246,26 @@ describe('prepared queries on the PostgreSQL server', () => {
     });
     expect(statements.filter((s) => s.statement === preparedSql)).toEqual([{ name: expect.stringMatching(/^prepared_\d+$/) as string, statement: preparedSql }]);
     expect(statements.filter((s) => s.statement === otherSql)).toEqual([]);
+  });
+
+  it('name a read of any other shape once it has run often, never a write', async () => {
+    const read = (db: Db) => db.selectFrom('settings').select(['key', 'value']).where('key', '=', 'currency').where('updated_at', 'is not', null);
+    const write = (db: Db) => db.updateTable('settings').set({ value: 'EUR' }).where('key', '=', 'currency').where('value', '=', 'EUR');
+    const namesOf = async (db: Db, statement: string) =>
+      (await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements`.execute(db)).rows.filter((s) => s.statement === statement).map((s) => s.name);
+    const [readSql, writeSql] = [read(t.db).compile().sql, write(t.db).compile().sql];
+    await t.db.transaction().execute(async (trx) => {
+      for (let run = 1; run < RUNS_BEFORE_NAMING; run++) {
+        await read(trx).execute();
+        await write(trx).execute();
+      }
+      expect(await namesOf(trx, readSql)).toEqual([]);
+      const before = await read(trx).execute();
+      expect(await namesOf(trx, readSql)).toEqual([expect.stringMatching(/^prepared_\d+$/)]);
+      expect(await read(trx).execute()).toEqual(before);
+      await write(trx).execute();
+      expect(await namesOf(trx, writeSql)).toEqual([]);
+    });
   });
 
   it('run multi-row inserts as a named statement per number of rows up to maxRows, longer ones unnamed', async () => {

@@ -131,7 +131,7 @@ const pgTypes = {
  * PostgreSQL plans every statement it is sent unnamed, and planning a query that joins several
  * tables costs it more than running it. Queries of fixed shape (prepareQuery), and reads whose
  * text recurs (statementName), go as named statements instead: each connection prepares one
- * once, and after a few runs PostgreSQL keeps a generic plan. Other queries go as before.
+ * once, and after a few runs PostgreSQL may keep a generic plan. Other queries go as before.
  */
 function withNamedStatements(pool: pg.Pool): PostgresPool {
   // Kysely keeps its connection per client object, so each pg client keeps its one wrapper.

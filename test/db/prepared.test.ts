@@ -219,7 +219,7 @@ describe.each(DIALECTS)('prepared multi-row inserts (%s)', (dialect) => {
 });
 
 describe('prepared queries on an in-memory SQLite database', () => {
-  it('read through the write lock, seeing every committed write', async () => {
+  it('read without a reading connection of their own, seeing every committed write', async () => {
     const handle = openDatabase('sqlite::memory:');
     try {
       await migrateToLatest(handle);

@@ -2,15 +2,9 @@ import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, {
-  type FastifyBaseLogger,
-  type FastifyInstance,
-  type FastifyRequest,
-  type RawReplyDefaultExpression,
-  type RawRequestDefaultExpression,
-  type RawServerDefault,
-} from 'fastify';
+import Fastify, { type FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
+import type { App } from './core/app.js';
 import type { Config } from './config.js';
 import { openDatabase, type DatabaseHandle, type Db, type Dialect } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
@@ -27,6 +21,7 @@ import adminRoutes from './modules/admin/routes.js';
 import manageRoutes from './modules/manage/routes.js';
 import { AuditRecorder } from './modules/audit/recorder.js';
 import { DEFAULT_POLL_MS, MailSender } from './modules/mail/sender.js';
+import { findActiveKey } from './modules/api-keys/service.js';
 import { initialiseSettings } from './modules/settings/service.js';
 import agentRoutes from './modules/agents/routes.js';
 import availabilityRoutes from './modules/availability/routes.js';
@@ -57,13 +52,6 @@ const MODULE_ROUTES: ((app: App) => Promise<void>)[] = [
   paymentRoutes,
 ];
 
-export type App = FastifyInstance<
-  RawServerDefault,
-  RawRequestDefaultExpression,
-  RawReplyDefaultExpression,
-  FastifyBaseLogger,
-  TypeBoxTypeProvider
->;
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -191,7 +179,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   });
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   registerErrorHandler(app);
-  registerAuth(app, { db: database.db, nodeEnv: config.nodeEnv, rateLimits, audit, now: options.now ?? Date.now });
+  registerAuth(app, { findKey: (presented) => findActiveKey(database.db, presented), nodeEnv: config.nodeEnv, rateLimits, audit, now: options.now ?? Date.now });
   // Before idempotency: a refused request claims no key, as one refused by its schema.
   registerInputGuard(app);
   registerIdempotency(app, database.db);

@@ -2,7 +2,7 @@ import { loadConfig, ConfigError } from './config.js';
 import { UsageError, type CliIo, type Command } from './cli/command.js';
 import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
-import { AppError } from './http/errors.js';
+import { AppError } from './core/errors.js';
 import { adminPasswordSet } from './modules/admin/cli.js';
 import { keysCreate, keysList, keysRevoke } from './modules/api-keys/cli.js';
 import { audit } from './modules/audit/cli.js';

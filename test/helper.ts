@@ -1,5 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
-import { buildApp, type App } from '../src/app.js';
+import { buildApp } from '../src/app.js';
+import type { App } from '../src/core/app.js';
 import { runCli } from '../src/cli.js';
 import { loadConfig } from '../src/config.js';
 import type { Db, Dialect } from '../src/db/database.js';

@@ -3,21 +3,7 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresAdapter, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import pg from 'pg';
-import type { IdempotencyKeysTable } from '../http/idempotency-table.js';
 import { foldCase } from '../lib/text.js';
-import type { AdminSessionsTable } from '../modules/admin/table.js';
-import type { AgentLocationsTable, AgentServicesTable, AgentsTable } from '../modules/agents/table.js';
-import type { ApiKeysTable } from '../modules/api-keys/table.js';
-import type { AgentBusyVersionsTable } from '../modules/availability/table.js';
-import type { AuditLogTable } from '../modules/audit/table.js';
-import type { BookingMetaTable, BookingsTable } from '../modules/bookings/table.js';
-import type { CategoriesTable, ServicesTable } from '../modules/catalog/table.js';
-import type { CouponsTable } from '../modules/coupons/table.js';
-import type { CustomersTable } from '../modules/customers/table.js';
-import type { LocationsTable } from '../modules/locations/table.js';
-import type { OutboxTable } from '../modules/mail/table.js';
-import type { InvoicesTable, OrderItemsTable, OrdersTable, TransactionsTable } from '../modules/orders/table.js';
-import type { SettingsTable } from '../modules/settings/table.js';
 import { startCheckpointer } from './checkpointer.js';
 import { allowDirectReads, statementName } from './prepared.js';
 import { GroupCommitDriver, groupCommitDialect } from './sqlite-driver.js';
@@ -26,31 +12,12 @@ import { withWriteScopes } from './write-scope.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
-/** Every table of the service; each module owns its own table types. */
-export interface Database {
-  settings: SettingsTable;
-  api_keys: ApiKeysTable;
-  audit_log: AuditLogTable;
-  service_categories: CategoriesTable;
-  location_categories: CategoriesTable;
-  agents: AgentsTable;
-  services: ServicesTable;
-  locations: LocationsTable;
-  agent_services: AgentServicesTable;
-  agent_locations: AgentLocationsTable;
-  agent_busy_versions: AgentBusyVersionsTable;
-  customers: CustomersTable;
-  orders: OrdersTable;
-  bookings: BookingsTable;
-  booking_meta: BookingMetaTable;
-  order_items: OrderItemsTable;
-  invoices: InvoicesTable;
-  transactions: TransactionsTable;
-  coupons: CouponsTable;
-  outbox: OutboxTable;
-  idempotency_keys: IdempotencyKeysTable;
-  admin_sessions: AdminSessionsTable;
-}
+/**
+ * Every table of the service. Empty here: each module declares its own tables into it (module
+ * augmentation in the module's table.ts), so this layer knows no module.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by module augmentation
+export interface Database {}
 
 export type Db = Kysely<Database>;
 

@@ -1,18 +1,7 @@
 import { sql } from 'kysely';
+import { CATALOG_LOCK, type LockKey } from '../core/locks.js';
 import { isUniqueViolation } from './constraints.js';
 import { dialectOfDb, type Db, type Dialect } from './database.js';
-
-/** A lock taken by name: exclusive, or `{ shared }`, which only an exclusive holder of the name waits for. */
-export type LockKey = string | { shared: string };
-
-/**
- * Held shared by every transaction that writes a booking's time, agent, service or location, and
- * exclusively by one that takes an agent, service or location out of the catalog: a removal waits
- * for the booking writes under way and the next ones wait for it, so that none books a record in
- * the moment between the removal's check for upcoming bookings and its commit. Writers do not
- * wait for each other on it.
- */
-export const CATALOG_LOCK = 'catalog';
 
 /**
  * Runs `work` in one transaction that holds a write lock on each of `lockKeys` (e.g. `agent:7`)

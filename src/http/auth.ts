@@ -1,18 +1,28 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { NodeEnv } from '../config.js';
-import type { Db } from '../db/database.js';
-import { grants } from '../modules/api-keys/permissions.js';
-import { findActiveKey, type ApiKey } from '../modules/api-keys/service.js';
-import type { AuditRecorder } from '../modules/audit/recorder.js';
-import { AppError } from './errors.js';
+import { grants, type ApiKey } from '../core/access.js';
+import { AppError } from '../core/errors.js';
 import type { RateDecision, RateLimitStore, WindowState } from './rate-limit-store.js';
 import { API_ROOT } from './route-config.js';
 
+/** What the audit trail records of a request. */
+export interface RequestRecord {
+  at: string;
+  key_id: number | null;
+  method: string;
+  path: string;
+  status: number;
+  ip: string;
+  duration_ms: number;
+}
+
 export interface AuthOptions {
-  db: Db;
+  /** The active key with this value, if any (the api-keys module's lookup). */
+  findKey: (presented: string) => Promise<ApiKey | undefined>;
   nodeEnv: NodeEnv;
   rateLimits: RateLimitStore;
-  audit: AuditRecorder;
+  /** Takes each audited request's record; must not block (the audit module buffers them). */
+  audit: { record(entry: RequestRecord): void };
   /** The clock for rate-limit windows (Unix ms). */
   now: () => number;
 }
@@ -73,7 +83,7 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
     const now = options.now();
 
     const presented = presentedKey(request);
-    const key: ApiKey | undefined = presented === undefined ? undefined : await findActiveKey(options.db, presented);
+    const key: ApiKey | undefined = presented === undefined ? undefined : await options.findKey(presented);
     const refusedInProduction = key?.type === 'test' && options.nodeEnv === 'production';
     if (!key || refusedInProduction) {
       const decision = await options.rateLimits.consume(`authfail:${request.ip}`, [{ limit: FAILED_AUTH_PER_MINUTE, durationMs: MINUTE_MS }], now);

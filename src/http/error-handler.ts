@@ -4,7 +4,7 @@ import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isForeignKeyViolation } from '../db/constraints.js';
 import { isDatabaseUnavailable } from '../db/database.js';
-import { AppError, renderError, type ErrorDetails, type ErrorStyle } from './errors.js';
+import { AppError, renderError, type ErrorDetails, type ErrorStyle } from '../core/errors.js';
 import { API_ROOT } from './route-config.js';
 import { patternMeaning } from './text-patterns.js';
 

@@ -15,3 +15,9 @@ export interface IdempotencyKeysTable {
   created_at: string;
   updated_at: string;
 }
+
+declare module '../db/database.js' {
+  interface Database {
+    idempotency_keys: IdempotencyKeysTable;
+  }
+}

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../db/database.js';
 import { runInWriteScope, type RunStatement, type WriteScope } from '../db/write-scope.js';
-import { AppError } from './errors.js';
+import { AppError } from '../core/errors.js';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 const MAX_KEY_LENGTH = 255;

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { AppError, type ErrorCode, type ErrorDetails } from './errors.js';
+import { AppError, type ErrorCode, type ErrorDetails } from '../core/errors.js';
 import { INTEGER_TEXT, NUMBER_TEXT } from './sent-types.js';
 
 /** In `u` mode a surrogate pair is one code point, so this matches only a surrogate standing alone. */

@@ -1,6 +1,6 @@
 import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 import { Type } from 'typebox';
-import { AppError } from './errors.js';
+import { AppError } from '../core/errors.js';
 
 /** `order`: asc or desc, in either case (agents document lower case, services upper case). */
 export const SortOrderParam = Type.Enum(['asc', 'desc', 'ASC', 'DESC']);

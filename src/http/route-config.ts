@@ -1,6 +1,5 @@
-import type { ApiKey } from '../modules/api-keys/service.js';
-import type { Permission } from '../modules/api-keys/permissions.js';
-import type { ErrorStyle } from './errors.js';
+import type { ApiKey, Permission } from '../core/access.js';
+import type { ErrorStyle } from '../core/errors.js';
 
 export const API_ROOT = '/booking-api/v1';
 

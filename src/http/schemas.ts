@@ -1,5 +1,6 @@
 import { Type, type TSchema, type TSchemaOptions } from 'typebox';
-import type { ErrorStyle } from './errors.js';
+import { textPattern } from './text-patterns.js';
+import type { ErrorStyle } from '../core/errors.js';
 
 const RetryAfter = Type.Optional(Type.Integer({ description: 'Seconds until the rate limit lets the key in again (429 only)' }));
 const ErrorStyle1 = Type.Object(
@@ -65,3 +66,17 @@ export const PartialText = (description: string, maxLength = 200) => Type.String
 
 /** Integer id in a path. */
 export const IdParams = Type.Object({ id: Id() });
+
+/**
+ * The largest amount any money field accepts: its cents, and the sum of two of them (subtotal
+ * plus tax), fit the 32-bit integer columns.
+ */
+export const MAX_AMOUNT = 10_000_000;
+
+/** Money as the API shows it in orders, invoices and payments (contract §3). */
+export const Money = Type.String({ pattern: textPattern('^-?\\d+\\.\\d{2}$', 'must be an amount with two decimals, e.g. 45.00'), description: 'Decimal with two places', examples: ['45.00'] });
+/** `YYYY-MM-DD HH:MM:SS` in the site timezone. */
+export const SiteDateTime = Type.String({ description: 'YYYY-MM-DD HH:MM:SS in the site timezone', examples: ['2026-12-01 09:30:00'] });
+export const NullableString = Type.Union([Type.Null(), Type.String()]);
+/** A money amount in a request: a number (or numeric string), rounded half-up to the cent. */
+export const AmountInput = (description: string) => Type.Number({ minimum: 0, maximum: MAX_AMOUNT, description });

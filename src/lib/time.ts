@@ -80,9 +80,11 @@ export function storedInstant(ms: number): string {
   return date.getUTCFullYear() > 9999 ? '9999-99' : date.toISOString();
 }
 
-/** True for a real calendar date written YYYY-MM-DD. */
-export function isIsoDate(text: string): boolean {
-  return /^\d{4}-\d{2}-\d{2}$/.test(text) && DateTime.fromISO(text).isValid;
+/** True for a YYYY-MM-DD text that names a real calendar date (not 2026-02-30, which Date rolls into March). */
+export function isCalendarDate(text: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return false;
+  const date = new Date(`${text}T00:00:00Z`);
+  return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(text);
 }
 
 /** Today's date (YYYY-MM-DD) in a timezone. */

@@ -1,4 +1,4 @@
-import type { App } from '../../src/app.js';
+import type { App } from '../../src/core/app.js';
 
 export const PASSWORD = 'correct horse battery';
 

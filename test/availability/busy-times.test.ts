@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.js';
+import type { App } from '../../src/core/app.js';
 import { BusyTimes } from '../../src/modules/availability/busy-times.js';
 import { busyBookings, bumpBusyVersions, connectedAgents } from '../../src/modules/availability/repository.js';
 import { deleteBookingRows, updateBookingRow } from '../../src/modules/bookings/repository.js';

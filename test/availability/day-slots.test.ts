@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.js';
+import type { App } from '../../src/core/app.js';
 import { MONDAY, newSite, requester, TUESDAY, type Site } from '../bookings/setup.js';
 import { buildTestApp, DIALECTS, useTestApp, type Json } from '../helper.js';
 

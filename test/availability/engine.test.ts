@@ -1,25 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  conflictOf,
-  datesBetween,
-  daySpan,
-  freeSlots,
-  inZone,
-  isCalendarDate,
-  isWithin,
-  joinSlots,
-  localInstant,
-  nextDate,
-  slotAgent,
-  weekdayOf,
-  workingMinutes,
-  workingSpans,
-  type BusyBooking,
-  type SlotQuery,
-  type Span,
-} from '../../src/modules/availability/engine.js';
+import { conflictOf, datesBetween, daySpan, freeSlots, inZone, isWithin, joinSlots, localInstant, nextDate, slotAgent, weekdayOf, workingMinutes, workingSpans, type BusyBooking, type SlotQuery, type Span } from '../../src/modules/availability/engine.js';
 import { DEFAULT_SITE_SCHEDULE, type Schedule, type Weekly } from '../../src/modules/schedules/model.js';
+import { isCalendarDate } from '../../src/lib/time.js';
 
 const H = 3_600_000;
 const M = 60_000;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../src/http/errors.js';
+import { AppError } from '../../src/core/errors.js';
 import { insertBookingCustomer, updateBookingCustomer } from '../../src/modules/bookings/customers.js';
 import { insertCustomer } from '../fixtures.js';
 import { DIALECTS, useTestApp } from '../helper.js';

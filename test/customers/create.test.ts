@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../src/http/errors.js';
+import { AppError } from '../../src/core/errors.js';
 import { persistNewCustomer } from '../../src/modules/customers/service.js';
 import { insertAgent, insertCustomer, insertLocation } from '../fixtures.js';
 import { DIALECTS, useTestApp, type Json } from '../helper.js';

@@ -1,7 +1,7 @@
 import net from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.js';
+import type { App } from '../../src/core/app.js';
 import { isDatabaseUnavailable } from '../../src/db/database.js';
 import { POSTGRES_ADMIN_URL } from '../databases.js';
 import { buildTestApp, createTestDatabase, type TestDatabase } from '../helper.js';

@@ -1,7 +1,7 @@
 import { connect, type AddressInfo } from 'node:net';
 import { Type } from 'typebox';
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../src/http/errors.js';
+import { AppError } from '../../src/core/errors.js';
 import { DIALECTS, useTestApp } from '../helper.js';
 
 const ROOT = '/booking-api/v1';

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { describe, expect, it } from 'vitest';
 import { lockedTransaction } from '../../src/db/transactions.js';
-import { AppError } from '../../src/http/errors.js';
+import { AppError } from '../../src/core/errors.js';
 import { DIALECTS, useTestApp } from '../helper.js';
 
 const ROOT = '/booking-api/v1';

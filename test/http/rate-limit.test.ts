@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.js';
+import type { App } from '../../src/core/app.js';
 import { createKey } from '../../src/modules/api-keys/service.js';
 import { DIALECTS, REDIS_URL, buildTestApp, createTestDatabase, useTestApp, type TestDatabase } from '../helper.js';
 

@@ -1,6 +1,6 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import type { Db } from '../../db/database.js';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../core/errors.js';
 import { nowIso } from '../../lib/time.js';
 import { deleteAllSessions } from './sessions.js';
 

@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import type { Db } from '../../db/database.js';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../core/errors.js';
 import { nowIso } from '../../lib/time.js';
 import type { HourlyUsage } from '../audit/repository.js';
 import { PERIOD_END, PERIOD_START, readSiteSchedule, SITE_SCHEDULE_KEY, WEEKDAYS, type Period, type Schedule, type Weekday, type Weekly } from '../schedules/model.js';

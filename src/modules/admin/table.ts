@@ -6,3 +6,9 @@ export interface AdminSessionsTable {
   created_at: string;
   expires_at: string;
 }
+
+declare module '../../db/database.js' {
+  interface Database {
+    admin_sessions: AdminSessionsTable;
+  }
+}

@@ -1,4 +1,4 @@
-import type { App } from '../../app.js';
+import type { App } from '../../core/app.js';
 import { parseInclude, sortDirection } from '../../http/list-query.js';
 import { AUTH_ERRORS, errorResponses, IdParams } from '../../http/schemas.js';
 import { storedDayBounds } from '../availability/engine.js';

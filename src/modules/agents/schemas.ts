@@ -1,7 +1,7 @@
 import { Type, type TSchema } from 'typebox';
-import { DeletedData, envelopeB, listEnvelopeB } from '../../http/envelope.js';
+import { DeletedData, envelopeB, listEnvelopeB } from '../../core/envelope.js';
 import { DateParam, SortOrderParam } from '../../http/list-query.js';
-import { pageParams } from '../../http/pagination.js';
+import { pageParams } from '../../core/pagination.js';
 import { Id, Int32, PartialText } from '../../http/schemas.js';
 import { WeeklyInputSchema, WeeklySchema } from '../schedules/schemas.js';
 

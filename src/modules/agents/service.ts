@@ -1,8 +1,8 @@
 import type { Db } from '../../db/database.js';
 import { referencingCatalog } from '../../db/transactions.js';
-import { AppError, notFound } from '../../http/errors.js';
-import { FieldErrors } from '../../http/field-errors.js';
-import { pageOf, type Page, type PageRequest } from '../../http/pagination.js';
+import { AppError, notFound } from '../../core/errors.js';
+import { FieldErrors } from '../../core/field-errors.js';
+import { pageOf, type Page, type PageRequest } from '../../core/pagination.js';
 import { formatCents, toCents } from '../../lib/money.js';
 import { localDateTime } from '../../lib/time.js';
 import { nowIso } from '../../lib/time.js';

@@ -32,3 +32,11 @@ export interface AgentLocationsTable {
   agent_id: number;
   location_id: number;
 }
+
+declare module '../../db/database.js' {
+  interface Database {
+    agents: AgentsTable;
+    agent_services: AgentServicesTable;
+    agent_locations: AgentLocationsTable;
+  }
+}

@@ -1,30 +1,15 @@
 import { hash, randomBytes } from 'node:crypto';
 import type { Db } from '../../db/database.js';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../core/errors.js';
 import { nowIso } from '../../lib/time.js';
-import { isPermission, type PermissionGrant } from './permissions.js';
+import { isPermission, type ApiKey, type KeyType, type PermissionGrant } from '../../core/access.js';
 import * as repository from './repository.js';
-
-export type KeyType = 'test' | 'live';
 
 /** Spec, Limits: test keys are more permissive per minute, live keys per hour. */
 export const DEFAULT_LIMITS: Record<KeyType, { perMinute: number; perHour: number }> = {
   test: { perMinute: 100, perHour: 1000 },
   live: { perMinute: 60, perHour: 3600 },
 };
-
-export interface ApiKey {
-  id: number;
-  name: string;
-  type: KeyType;
-  prefix: string;
-  permissions: PermissionGrant[];
-  status: 'active' | 'inactive';
-  per_minute: number;
-  per_hour: number;
-  created_at: string;
-  last_used_at: string | null;
-}
 
 export interface NewKeyInput {
   name: string;

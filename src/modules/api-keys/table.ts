@@ -17,3 +17,9 @@ export interface ApiKeysTable {
   last_used_at: string | null;
   revoked_at: string | null;
 }
+
+declare module '../../db/database.js' {
+  interface Database {
+    api_keys: ApiKeysTable;
+  }
+}

@@ -11,3 +11,9 @@ export interface AuditLogTable {
   ip: string;
   duration_ms: number;
 }
+
+declare module '../../db/database.js' {
+  interface Database {
+    audit_log: AuditLogTable;
+  }
+}

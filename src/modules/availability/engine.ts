@@ -467,8 +467,3 @@ export function datesBetween(from: string, to: string): string[] {
   return dates;
 }
 
-/** True for a YYYY-MM-DD text that names a real calendar date (not 2026-02-30). */
-export function isCalendarDate(text: string): boolean {
-  // A day or month out of range rolls over into another date.
-  return /^\d{4}-\d{2}-\d{2}$/.test(text) && dateTextOf(wallClockMs(text, 0)) === text;
-}

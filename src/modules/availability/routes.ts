@@ -1,14 +1,15 @@
 import type { Static } from 'typebox';
-import type { App } from '../../app.js';
-import { AppError } from '../../http/errors.js';
+import type { App } from '../../core/app.js';
+import { AppError } from '../../core/errors.js';
 import { AUTH_ERRORS, errorResponses } from '../../http/schemas.js';
 import { getSettingsAndSchedule } from '../settings/service.js';
 import { BusyTimes } from './busy-times.js';
 import { DaySlots } from './day-slots.js';
-import { datesBetween, daysBetweenInclusive, isCalendarDate, localClock, localTime, type FreeSlot } from './engine.js';
+import { datesBetween, daysBetweenInclusive, localClock, localTime, type FreeSlot } from './engine.js';
 import { findAgent, findLocation, findService } from './repository.js';
 import { AvailabilityQuery, AvailabilityResponse } from './schemas.js';
 import { cachedAvailabilityOfDays, loadCandidates, parseAgentChoice, slotContextOf } from './service.js';
+import { isCalendarDate } from '../../lib/time.js';
 
 /** Contract §5: a range over 62 days, counting both ends, is refused. */
 const MAX_RANGE_DAYS = 62;

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.js';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../core/errors.js';
 import { parseSchedule, type Schedule, type Weekly } from '../schedules/model.js';
 import { getSettings, type SiteSettings } from '../settings/service.js';
 import type { BusyTimes, VersionedAgent } from './busy-times.js';

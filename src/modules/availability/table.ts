@@ -5,3 +5,9 @@ export interface AgentBusyVersionsTable {
   /** An upper bound of end_at − start_at over the agent's bookings, in ms. */
   longest_booking_ms: number;
 }
+
+declare module '../../db/database.js' {
+  interface Database {
+    agent_busy_versions: AgentBusyVersionsTable;
+  }
+}

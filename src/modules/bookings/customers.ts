@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.js';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../core/errors.js';
 import { nowIso } from '../../lib/time.js';
 import { newCustomerRow } from '../customers/repository.js';
 import { renewAccessKeys } from './repository.js';

@@ -1,7 +1,7 @@
 import { sql, type Expression, type Insertable, type RawBuilder, type Selectable, type SqlBool, type Updateable } from 'kysely';
 import { dialectOfDb, type Db, type Dialect } from '../../db/database.js';
 import { prepareRowsQuery, prepareQuery, type RowFields } from '../../db/prepared.js';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../core/errors.js';
 import { containsText } from '../../http/list-query.js';
 import { randomBase64url } from '../../lib/random.js';
 import { localDateTime } from '../../lib/time.js';

@@ -1,11 +1,11 @@
-import { AppError, type ErrorDetails } from '../../http/errors.js';
+import { AppError, type ErrorDetails } from '../../core/errors.js';
 import { toCents } from '../../lib/money.js';
-import { isCalendarDate } from '../availability/engine.js';
 import { parseAgentChoice } from '../availability/service.js';
 import { emailProblem, nameProblem, phoneProblem } from '../customers/rules.js';
-import { MAX_AMOUNT } from '../orders/schemas.js';
 import type { NewCustomer } from './customers.js';
 import type { BulkElementInput, CustomerFieldsInput } from './schemas.js';
+import { isCalendarDate } from '../../lib/time.js';
+import { MAX_AMOUNT } from '../../http/schemas.js';
 
 /** A booking to create, checked for form; the database checks come later (service.prepareBooking). */
 export interface BookingRequest {

@@ -1,12 +1,12 @@
 import type { FastifyRequest } from 'fastify';
-import type { App } from '../../app.js';
+import type { App } from '../../core/app.js';
 import { validationDetails } from '../../http/error-handler.js';
-import { AppError } from '../../http/errors.js';
-import { offsetOf, pageOf } from '../../http/pagination.js';
+import { AppError } from '../../core/errors.js';
+import { offsetOf, pageOf } from '../../core/pagination.js';
 import { AUTH_ERRORS, errorResponses, IdParams } from '../../http/schemas.js';
 import { bodyPartValidator } from '../../http/sent-types.js';
 import { toCents } from '../../lib/money.js';
-import { grants } from '../api-keys/permissions.js';
+import { grants } from '../../core/access.js';
 import { daySpan } from '../availability/engine.js';
 import { isoBound } from '../availability/repository.js';
 import { getTimezone } from '../settings/service.js';

@@ -1,7 +1,6 @@
 import { Type, type Static } from 'typebox';
-import { pageParams } from '../../http/pagination.js';
-import { Id, Int32, PartialText } from '../../http/schemas.js';
-import { MAX_AMOUNT } from '../orders/schemas.js';
+import { pageParams } from '../../core/pagination.js';
+import { Id, Int32, MAX_AMOUNT, PartialText } from '../../http/schemas.js';
 import { AgentChoice, DateText, TimeText } from '../availability/schemas.js';
 import { MAX_BULK_BOOKINGS } from './limits.js';
 import { META_LIMITS } from './request.js';

@@ -1,6 +1,6 @@
 import type { Db, Dialect } from '../../db/database.js';
-import { CATALOG_LOCK, lockedTransaction, type LockKey } from '../../db/transactions.js';
-import { AppError } from '../../http/errors.js';
+import { lockedTransaction } from '../../db/transactions.js';
+import { AppError } from '../../core/errors.js';
 import { readableCode } from '../../lib/random.js';
 import { localDateTime, nowIso } from '../../lib/time.js';
 import { conflictOf, daySpan, isWithin, localInstant, workingSpans, type Span } from '../availability/engine.js';
@@ -20,11 +20,9 @@ import {
 import { candidateOf, slotContextOf, suggestedStarts, type Candidate, type SlotContext } from '../availability/service.js';
 import { enqueueMail, enqueueMails, type OutgoingMail } from '../mail/outbox.js';
 import { insertBookingItems, insertBookingOrders, type NewBookingOrder } from '../orders/create.js';
-import { orderLock } from '../orders/locks.js';
 import { closeOrderOfDeletedBooking } from '../orders/service.js';
 import { readSiteSchedule, type Schedule } from '../schedules/model.js';
 import { getSettingsAndSchedule } from '../settings/service.js';
-import { customerLock, emailLock } from '../customers/service.js';
 import { emailTaken, insertBookingCustomers, type NewCustomer } from './customers.js';
 import { loadDetail, servicePriceCents, toDetail, type BookingView } from './present.js';
 import {
@@ -39,13 +37,9 @@ import {
 } from './references.js';
 import * as repository from './repository.js';
 import type { BookingRequest } from './request.js';
+import { agentLock, bookingLock, CATALOG_LOCK, customerLock, emailLock, type LockKey, orderLock } from '../../core/locks.js';
 
 const MINUTE_MS = 60_000;
-
-/** Held by every write of one booking's row that runs under a lock (update, delete). */
-export function bookingLock(bookingId: number): string {
-  return `booking:${bookingId}`;
-}
 
 export interface Handle {
   db: Db;
@@ -711,7 +705,7 @@ async function lockKeysOf(db: Db, requests: readonly BookingRequest[]): Promise<
   for (const request of requests) {
     for (const id of request.agent === 'any' ? await connectedTo(request.serviceId) : [request.agent]) {
       agents.add(id);
-      keys.push(`agent:${id}`);
+      keys.push(agentLock(id));
     }
     if ('new' in request.customer) keys.push(emailLock(request.customer.new.email));
     else keys.push({ shared: customerLock(request.customer.id) });

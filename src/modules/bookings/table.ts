@@ -37,3 +37,10 @@ export interface BookingMetaTable {
   meta_key: string;
   meta_value: string;
 }
+
+declare module '../../db/database.js' {
+  interface Database {
+    bookings: BookingsTable;
+    booking_meta: BookingMetaTable;
+  }
+}

@@ -1,33 +1,19 @@
 import type { Db } from '../../db/database.js';
-import { CATALOG_LOCK, lockedTransaction, type LockKey } from '../../db/transactions.js';
-import { AppError } from '../../http/errors.js';
+import { lockedTransaction } from '../../db/transactions.js';
+import { AppError } from '../../core/errors.js';
 import { nowIso } from '../../lib/time.js';
 import { inZone } from '../availability/engine.js';
-import { customerLock, emailLock } from '../customers/service.js';
 import { findService } from '../availability/repository.js';
 import { slotContext } from '../availability/service.js';
 import { setBookingItemData } from '../orders/repository.js';
-import { orderLock } from '../orders/locks.js';
 import { repriceBooking } from '../orders/service.js';
 import { assertEmailFree, findCustomer, updateBookingCustomer, type CustomerChanges } from './customers.js';
 import { loadDetail, servicePriceCents, type BookingView } from './present.js';
 import { checkMergedMeta } from './request.js';
 import * as repository from './repository.js';
-import {
-  bookingChanges,
-  bookingItemData,
-  bookingLock,
-  freeCandidate,
-  mailAbout,
-  requireAgent,
-  requireLocation,
-  requireService,
-  spanColumns,
-  startInstant,
-  workingCandidates,
-  type Handle,
-} from './service.js';
+import { bookingChanges, bookingItemData, freeCandidate, mailAbout, requireAgent, requireLocation, requireService, spanColumns, startInstant, workingCandidates, type Handle } from './service.js';
 import type { BookingStatus } from './table.js';
+import { agentLock, bookingLock, CATALOG_LOCK, customerLock, emailLock, type LockKey, orderLock } from '../../core/locks.js';
 
 const MINUTE_MS = 60_000;
 
@@ -76,7 +62,7 @@ export async function updateBooking(handle: Handle, id: number, update: BookingU
   for (;;) {
     const current = await repository.findBooking(handle.db, id);
     if (!current) throw new AppError('booking_not_found', `Booking ${id} does not exist`);
-    const keys: LockKey[] = [{ shared: CATALOG_LOCK }, bookingLock(id), `agent:${current.agent_id}`, `agent:${update.agentId ?? current.agent_id}`];
+    const keys: LockKey[] = [{ shared: CATALOG_LOCK }, bookingLock(id), agentLock(current.agent_id), agentLock(update.agentId ?? current.agent_id)];
     if (update.customer.email !== undefined) keys.push(emailLock(update.customer.email));
     // Changing the customer's own fields is a customer update; only referring to one is shared.
     const customerId = update.customerId ?? current.customer_id;

@@ -1,10 +1,11 @@
 import type { Selectable } from 'kysely';
 import { dialectOfDb, type Db } from '../../db/database.js';
-import { CATALOG_LOCK, lockedTransaction } from '../../db/transactions.js';
-import { AppError } from '../../http/errors.js';
-import { offsetOf, type PageRequest } from '../../http/pagination.js';
+import { lockedTransaction } from '../../db/transactions.js';
+import { AppError } from '../../core/errors.js';
+import { offsetOf, type PageRequest } from '../../core/pagination.js';
 import { nowIso } from '../../lib/time.js';
 import type { CategoriesTable } from './table.js';
+import { CATALOG_LOCK } from '../../core/locks.js';
 
 export type CategoryTable = 'service_categories' | 'location_categories';
 export type CategoryRow = Selectable<CategoriesTable>;

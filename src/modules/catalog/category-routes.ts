@@ -1,11 +1,11 @@
 import { Type } from 'typebox';
-import type { App } from '../../app.js';
-import { DeletedData, envelopeB, listEnvelopeB } from '../../http/envelope.js';
-import { notFound } from '../../http/errors.js';
-import { FieldErrors } from '../../http/field-errors.js';
-import { pageOf, pageParams } from '../../http/pagination.js';
+import type { App } from '../../core/app.js';
+import { DeletedData, envelopeB, listEnvelopeB } from '../../core/envelope.js';
+import { notFound } from '../../core/errors.js';
+import { FieldErrors } from '../../core/field-errors.js';
+import { pageOf, pageParams } from '../../core/pagination.js';
 import { AUTH_ERRORS, errorResponses, IdParams } from '../../http/schemas.js';
-import type { Permission } from '../api-keys/permissions.js';
+import type { Permission } from '../../core/access.js';
 import { getTimezone } from '../settings/service.js';
 import { localDateTime } from '../../lib/time.js';
 import * as repository from './category-repository.js';

@@ -1,7 +1,8 @@
 import { dialectOfDb, type Db } from '../../db/database.js';
-import { CATALOG_LOCK, lockedTransaction } from '../../db/transactions.js';
-import { AppError, type ErrorCode } from '../../http/errors.js';
+import { lockedTransaction } from '../../db/transactions.js';
+import { AppError, type ErrorCode } from '../../core/errors.js';
 import { nowIso } from '../../lib/time.js';
+import { CATALOG_LOCK } from '../../core/locks.js';
 
 type BookingRef = 'agent_id' | 'service_id' | 'location_id';
 type InUseCode = Extract<ErrorCode, 'agent_has_bookings' | 'service_has_bookings' | 'location_has_bookings'>;

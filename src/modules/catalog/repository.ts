@@ -1,7 +1,7 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { containsText } from '../../http/list-query.js';
-import { offsetOf, type PageRequest } from '../../http/pagination.js';
+import { offsetOf, type PageRequest } from '../../core/pagination.js';
 import type { Removal } from './in-use.js';
 import type { ServicesTable } from './table.js';
 

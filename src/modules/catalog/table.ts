@@ -29,3 +29,11 @@ export interface CategoriesTable {
   created_at: string;
   updated_at: string;
 }
+
+declare module '../../db/database.js' {
+  interface Database {
+    service_categories: CategoriesTable;
+    location_categories: CategoriesTable;
+    services: ServicesTable;
+  }
+}

@@ -1,6 +1,6 @@
 import type { Insertable, Selectable, SelectQueryBuilder, Updateable } from 'kysely';
 import type { Database, Db } from '../../db/database.js';
-import { offsetOf, type PageRequest } from '../../http/pagination.js';
+import { offsetOf, type PageRequest } from '../../core/pagination.js';
 import type { CouponsTable } from './table.js';
 
 export type CouponRow = Selectable<CouponsTable>;

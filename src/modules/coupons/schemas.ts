@@ -1,7 +1,8 @@
 import { Type, type Static, type TSchemaOptions } from 'typebox';
-import { pageParams } from '../../http/pagination.js';
-import { envelopeB, envelopeBList, MAX_AMOUNT, SiteDateTime } from '../orders/schemas.js';
+import { pageParams } from '../../core/pagination.js';
 import { textPattern } from '../../http/text-patterns.js';
+import { MAX_AMOUNT, SiteDateTime } from '../../http/schemas.js';
+import { envelopeB, envelopeBList } from '../../core/envelope.js';
 
 export const DISCOUNT_TYPES = ['percent', 'fixed_amount'] as const;
 export const COUPON_STATUSES = ['active', 'inactive'] as const;

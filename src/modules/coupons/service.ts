@@ -1,16 +1,17 @@
 import { isUniqueViolation } from '../../db/constraints.js';
 import { dialectOfDb, type Db } from '../../db/database.js';
 import { lockedTransaction } from '../../db/transactions.js';
-import { AppError, notFound } from '../../http/errors.js';
+import { AppError, notFound } from '../../core/errors.js';
 import { centsToNumber, toCents } from '../../lib/money.js';
 import { nowIso } from '../../lib/time.js';
-import { pageRequest, pagination } from '../orders/lists.js';
 import { localDateTime } from '../../lib/time.js';
 import { getTimezone } from '../settings/service.js';
 import * as repository from './repository.js';
 import { couponDiscountCents, couponRejection, heldCouponDiscountCents } from './rules.js';
 import type { CouponCreateBody, CouponListQuery, CouponUpdateBody, CouponView } from './schemas.js';
 import type { CouponsTable } from './table.js';
+import { couponLock } from '../../core/locks.js';
+import { pageRequest, pagination } from '../../core/pagination.js';
 
 export function presentCoupon(row: repository.CouponWithUses, timezone: string): CouponView {
   return {
@@ -48,9 +49,6 @@ function checkTerms(terms: Terms): void {
     throw new AppError('validation_failed', 'active_to is before active_from', { active_to: 'must not be before active_from' });
   }
 }
-
-/** Held by an order update applying the coupon and by the coupon's delete (codes match case-insensitively). */
-export const couponLock = (code: string): string => `coupon:${code.trim().toLowerCase()}`;
 
 async function requireCoupon(db: Db, code: string): Promise<repository.CouponWithUses> {
   const coupon = await repository.findCoupon(db, code);

@@ -20,3 +20,9 @@ export interface CouponsTable {
   created_at: string;
   updated_at: string;
 }
+
+declare module '../../db/database.js' {
+  interface Database {
+    coupons: CouponsTable;
+  }
+}

@@ -1,4 +1,4 @@
-import type { App } from '../../app.js';
+import type { App } from '../../core/app.js';
 import { AUTH_ERRORS, errorResponses } from '../../http/schemas.js';
 import {
   CreateCustomerBody,

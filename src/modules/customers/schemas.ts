@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from 'typebox';
-import { pageParams } from '../../http/pagination.js';
+import { pageParams } from '../../core/pagination.js';
 import { Id } from '../../http/schemas.js';
 import { textPattern } from '../../http/text-patterns.js';
 

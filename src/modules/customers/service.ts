@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/constraints.js';
 import type { Db, Dialect } from '../../db/database.js';
-import { CATALOG_LOCK, lockedTransaction, type LockKey } from '../../db/transactions.js';
-import { AppError, notFound, type ErrorDetails } from '../../http/errors.js';
-import { offsetOf, pageOf, type Page } from '../../http/pagination.js';
+import { lockedTransaction } from '../../db/transactions.js';
+import { AppError, notFound, type ErrorDetails } from '../../core/errors.js';
+import { offsetOf, pageOf, type Page } from '../../core/pagination.js';
 import { formatCents } from '../../lib/money.js';
-import { localDateTime, nowIso, storedInstant, todayIn } from '../../lib/time.js';
-import { isCalendarDate, localInstant, storedDayBounds, wallClockBoundary } from '../availability/engine.js';
+import { isCalendarDate, localDateTime, nowIso, storedInstant, todayIn } from '../../lib/time.js';
+import { localInstant, storedDayBounds, wallClockBoundary } from '../availability/engine.js';
 import { renewAccessKeys } from '../bookings/repository.js';
 import { enqueueMail } from '../mail/outbox.js';
 import { getTimezone } from '../settings/service.js';
@@ -21,6 +21,7 @@ import {
   type Include,
   type UpdateCustomerBody,
 } from './schemas.js';
+import { CATALOG_LOCK, customerLock, emailLock, type LockKey } from '../../core/locks.js';
 
 export interface CustomerStats {
   total_bookings: number;
@@ -70,15 +71,6 @@ export interface DbWithDialect {
   db: Db;
   dialect: Dialect;
 }
-
-/**
- * Held exclusively by a customer's update and delete; shared by every write that makes a record
- * refer to the customer, so that none refers to one a delete is removing.
- */
-export const customerLock = (id: number): string => `customer:${id}`;
-
-/** Held by every write that gives a customer this email, so that its check for a taken email holds until it commits. */
-export const emailLock = (email: string): string => `email:${email.toLowerCase()}`;
 
 // --- Presentation -------------------------------------------------------------------------------
 

@@ -28,3 +28,9 @@ export interface CustomersTable {
   created_at: string;
   updated_at: string;
 }
+
+declare module '../../db/database.js' {
+  interface Database {
+    customers: CustomersTable;
+  }
+}

@@ -1,7 +1,7 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { containsText } from '../../http/list-query.js';
-import { offsetOf, type PageRequest } from '../../http/pagination.js';
+import { offsetOf, type PageRequest } from '../../core/pagination.js';
 import type { Removal } from '../catalog/in-use.js';
 import type { LocationsTable } from './table.js';
 

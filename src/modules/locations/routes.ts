@@ -1,4 +1,4 @@
-import type { App } from '../../app.js';
+import type { App } from '../../core/app.js';
 import { AUTH_ERRORS, errorResponses, IdParams } from '../../http/schemas.js';
 import { categoryRoutes } from '../catalog/category-routes.js';
 import {

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import { DeletedData, envelopeB, listEnvelopeB } from '../../http/envelope.js';
-import { pageParams } from '../../http/pagination.js';
+import { DeletedData, envelopeB, listEnvelopeB } from '../../core/envelope.js';
+import { pageParams } from '../../core/pagination.js';
 import { Id, Int32, PartialText } from '../../http/schemas.js';
 
 export const LOCATION_STATUSES = ['active', 'inactive'] as const;

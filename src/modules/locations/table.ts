@@ -13,3 +13,9 @@ export interface LocationsTable {
   /** Set when deleted while bookings still refer to the row: it stays as their history, absent from the API. */
   deleted_at: string | null;
 }
+
+declare module '../../db/database.js' {
+  interface Database {
+    locations: LocationsTable;
+  }
+}

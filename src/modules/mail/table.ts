@@ -21,3 +21,9 @@ export interface OutboxTable {
   created_at: string;
   updated_at: string;
 }
+
+declare module '../../db/database.js' {
+  interface Database {
+    outbox: OutboxTable;
+  }
+}

@@ -2,7 +2,7 @@ import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { BookingPaymentStatus } from '../bookings/table.js';
 import { renewAccessKeys } from '../bookings/repository.js';
-import { offsetOf, type PageRequest } from '../../http/pagination.js';
+import { offsetOf, type PageRequest } from '../../core/pagination.js';
 import type { InvoicesTable, OrderItemsTable, OrdersTable, TransactionsTable } from './table.js';
 
 export type OrderRow = Selectable<OrdersTable>;

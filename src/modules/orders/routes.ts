@@ -1,22 +1,8 @@
-import type { App } from '../../app.js';
+import type { App } from '../../core/app.js';
 import { AUTH_ERRORS, errorResponses } from '../../http/schemas.js';
-import {
-  envelopeB,
-  envelopeBList,
-  Invoice,
-  InvoiceParams,
-  InvoiceUpdateBody,
-  Order,
-  OrderIdParams,
-  OrderList,
-  OrderListQuery,
-  OrderRefParams,
-  OrderUpdateBody,
-  SubListQuery,
-  Transaction,
-  TransactionParams,
-} from './schemas.js';
+import { Invoice, InvoiceParams, InvoiceUpdateBody, Order, OrderIdParams, OrderList, OrderListQuery, OrderRefParams, OrderUpdateBody, SubListQuery, Transaction, TransactionParams } from './schemas.js';
 import * as service from './service.js';
+import { envelopeB, envelopeBList } from '../../core/envelope.js';
 
 const tags = ['orders'];
 

@@ -1,45 +1,13 @@
-import { Type, type Static, type TSchema } from 'typebox';
-import { pageParams } from '../../http/pagination.js';
-import { Id } from '../../http/schemas.js';
-import { textPattern } from '../../http/text-patterns.js';
+import { Type, type Static } from 'typebox';
+import { pageParams } from '../../core/pagination.js';
+import { Pagination } from '../../core/envelope.js';
+import { AmountInput, Id, Money, NullableString, SiteDateTime } from '../../http/schemas.js';
 
 export const ORDER_STATUSES = ['open', 'cancelled', 'completed'] as const;
 export const ORDER_PAYMENT_STATUSES = ['not_paid', 'partially_paid', 'fully_paid', 'processing', 'refunded', 'partially_refunded'] as const;
 export const FULFILLMENT_STATUSES = ['not_fulfilled', 'partially_fulfilled', 'fulfilled'] as const;
 export const INVOICE_STATUSES = ['open', 'paid', 'partially_paid', 'draft', 'void', 'uncollectible'] as const;
 export const TRANSACTION_STATUSES = ['succeeded', 'processing', 'failed'] as const;
-
-/**
- * The largest amount any money field accepts: its cents, and the sum of two of them (subtotal
- * plus tax), fit the 32-bit integer columns.
- */
-export const MAX_AMOUNT = 10_000_000;
-
-/** Money as the API shows it in orders, invoices and payments (contract §3). */
-export const Money = Type.String({ pattern: textPattern('^-?\\d+\\.\\d{2}$', 'must be an amount with two decimals, e.g. 45.00'), description: 'Decimal with two places', examples: ['45.00'] });
-/** `YYYY-MM-DD HH:MM:SS` in the site timezone. */
-export const SiteDateTime = Type.String({ description: 'YYYY-MM-DD HH:MM:SS in the site timezone', examples: ['2026-12-01 09:30:00'] });
-export const NullableString = Type.Union([Type.Null(), Type.String()]);
-/** A money amount in a request: a number (or numeric string), rounded half-up to the cent. */
-export const AmountInput = (description: string) => Type.Number({ minimum: 0, maximum: MAX_AMOUNT, description });
-
-/** Envelope B (`success`, `data`). */
-export function envelopeB<T extends TSchema>(data: T) {
-  return Type.Object({ success: Type.Literal(true), message: Type.Optional(Type.String()), data });
-}
-
-/** `pagination` of orders and of the lists that follow its shape (spec, Common list rules). */
-export const Pagination = Type.Object({
-  page: Type.Integer(),
-  per_page: Type.Integer(),
-  total: Type.Integer(),
-  total_pages: Type.Integer(),
-});
-
-export function envelopeBList<T extends TSchema>(item: T) {
-  return Type.Object({ success: Type.Literal(true), data: Type.Array(item), pagination: Pagination });
-}
-
 export const OrderSummary = Type.Object({
   id: Type.Integer(),
   confirmation_code: Type.String(),

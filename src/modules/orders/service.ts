@@ -1,15 +1,12 @@
 import { DateTime } from 'luxon';
 import { isUniqueViolation } from '../../db/constraints.js';
 import type { Db, Dialect } from '../../db/database.js';
-import { lockedTransaction, type LockKey } from '../../db/transactions.js';
-import { customerLock } from '../customers/service.js';
-import { orderLock } from './locks.js';
-import { AppError, notFound } from '../../http/errors.js';
+import { lockedTransaction } from '../../db/transactions.js';
+import { AppError, notFound } from '../../core/errors.js';
 import { formatCents, toCents } from '../../lib/money.js';
 import { nowIso } from '../../lib/time.js';
-import { applyCoupon, couponLock, heldCouponDiscount } from '../coupons/service.js';
+import { applyCoupon, heldCouponDiscount } from '../coupons/service.js';
 import { getTimezone } from '../settings/service.js';
-import { pageRequest, pagination } from './lists.js';
 import { presentInvoice, presentOrder, presentOrderSummary, presentTransaction } from './present.js';
 import * as repository from './repository.js';
 import type { InvoiceUpdateBody, InvoiceView, OrderListQuery, OrderUpdateBody, OrderView, SubListQuery, TransactionView } from './schemas.js';
@@ -21,6 +18,8 @@ import {
   type OrderAmounts,
   type OrderPaymentStatus,
 } from './totals.js';
+import { couponLock, customerLock, type LockKey, orderLock } from '../../core/locks.js';
+import { pageRequest, pagination } from '../../core/pagination.js';
 
 /** What a writer needs: the handle and its dialect, for locked transactions. */
 export interface DataSource {

@@ -69,3 +69,12 @@ export interface TransactionsTable {
   created_at: string;
   updated_at: string;
 }
+
+declare module '../../db/database.js' {
+  interface Database {
+    orders: OrdersTable;
+    order_items: OrderItemsTable;
+    invoices: InvoicesTable;
+    transactions: TransactionsTable;
+  }
+}

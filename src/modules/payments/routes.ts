@@ -1,8 +1,8 @@
 import type { FastifyRequest, FastifySchemaValidationError } from 'fastify';
-import type { App } from '../../app.js';
+import type { App } from '../../core/app.js';
 import { isDatabaseUnavailable } from '../../db/database.js';
 import { validationDetails } from '../../http/error-handler.js';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../core/errors.js';
 import { AUTH_ERRORS, errorResponses } from '../../http/schemas.js';
 import { TRANSACTION_STATUSES } from '../orders/schemas.js';
 import { PaymentCreateBody, PaymentIdParams, PaymentListQuery, PaymentListResponse, PaymentResponse, PaymentUpdateBody } from './schemas.js';

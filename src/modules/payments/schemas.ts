@@ -1,7 +1,8 @@
 import { Type, type Static } from 'typebox';
-import { pageParams } from '../../http/pagination.js';
-import { Id } from '../../http/schemas.js';
-import { envelopeB, envelopeBList, MAX_AMOUNT, Transaction, TRANSACTION_STATUSES } from '../orders/schemas.js';
+import { pageParams } from '../../core/pagination.js';
+import { Id, MAX_AMOUNT } from '../../http/schemas.js';
+import { Transaction, TRANSACTION_STATUSES } from '../orders/schemas.js';
+import { envelopeB, envelopeBList } from '../../core/envelope.js';
 
 const Label = (fallback: string, description: string) => Type.String({ minLength: 1, maxLength: 50, default: fallback, description });
 const LabelUpdate = () => Type.String({ minLength: 1, maxLength: 50 });

@@ -1,17 +1,16 @@
 import type { Db } from '../../db/database.js';
-import { lockedTransaction, type LockKey } from '../../db/transactions.js';
-import { customerLock } from '../customers/service.js';
-import { AppError } from '../../http/errors.js';
+import { lockedTransaction } from '../../db/transactions.js';
+import { AppError } from '../../core/errors.js';
 import { toCents } from '../../lib/money.js';
 import { nowIso } from '../../lib/time.js';
 import { presentTransaction } from '../orders/present.js';
 import * as orders from '../orders/repository.js';
 import type { TransactionView } from '../orders/schemas.js';
-import { pageRequest, pagination } from '../orders/lists.js';
-import { orderLock } from '../orders/locks.js';
 import { syncPaymentStatus, underOrderLocks, type DataSource } from '../orders/service.js';
 import { getTimezone } from '../settings/service.js';
 import type { PaymentCreateBody, PaymentListQuery, PaymentUpdateBody } from './schemas.js';
+import { customerLock, type LockKey, orderLock } from '../../core/locks.js';
+import { pageRequest, pagination } from '../../core/pagination.js';
 
 // Payments answer in error style 2, whose only text is the message: each one says what is wrong.
 

@@ -1,6 +1,6 @@
-import type { App } from '../../app.js';
-import { DeletedData, envelopeB } from '../../http/envelope.js';
-import { notFound } from '../../http/errors.js';
+import type { App } from '../../core/app.js';
+import { DeletedData, envelopeB } from '../../core/envelope.js';
+import { notFound } from '../../core/errors.js';
 import { AUTH_ERRORS, errorResponses, IdParams } from '../../http/schemas.js';
 import { readSiteSchedule, type Schedule } from './model.js';
 import { readAgentSchedule, writeAgentSchedule, writeSiteSchedule } from './repository.js';

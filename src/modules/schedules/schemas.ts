@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { envelopeB } from '../../http/envelope.js';
+import { envelopeB } from '../../core/envelope.js';
 
 export const PeriodSchema = Type.Object(
   {

@@ -1,5 +1,5 @@
-import { FieldErrors } from '../../http/field-errors.js';
-import { isIsoDate } from '../../lib/time.js';
+import { FieldErrors } from '../../core/field-errors.js';
+import { isCalendarDate } from '../../lib/time.js';
 import { PERIOD_END, PERIOD_START, WEEKDAYS, type Period, type Schedule, type Weekday, type Weekly } from './model.js';
 
 export interface PeriodInput {
@@ -57,7 +57,7 @@ export function validateSchedule(input: ScheduleInput): Schedule {
   const weekly = checkWeekly(input.weekly, 'weekly', errors);
   const seen = new Set<string>();
   const exceptions = (input.exceptions ?? []).map((exception, index) => {
-    if (!isIsoDate(exception.date)) errors.add(`exceptions.${index}.date`, 'must be a date YYYY-MM-DD');
+    if (!isCalendarDate(exception.date)) errors.add(`exceptions.${index}.date`, 'must be a date YYYY-MM-DD');
     else if (seen.has(exception.date)) errors.add(`exceptions.${index}.date`, `${exception.date} is listed twice`);
     seen.add(exception.date);
     return { date: exception.date, periods: checkPeriods(exception.periods ?? [], `exceptions.${index}.periods`, errors) };

@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
-import type { App } from '../../app.js';
-import { envelopeB } from '../../http/envelope.js';
-import { FieldErrors } from '../../http/field-errors.js';
-import { AppError } from '../../http/errors.js';
+import type { App } from '../../core/app.js';
+import { envelopeB } from '../../core/envelope.js';
+import { FieldErrors } from '../../core/field-errors.js';
+import { AppError } from '../../core/errors.js';
 import { AUTH_ERRORS, errorResponses } from '../../http/schemas.js';
 import { changeSettings, getSettings, parseSetting, SETTING_KEYS, type SiteSettings } from './service.js';
 

@@ -1,11 +1,12 @@
 import { timezoneName } from '../../config.js';
 import { dialectOfDb, type Db } from '../../db/database.js';
-import { CATALOG_LOCK, lockedTransaction } from '../../db/transactions.js';
+import { lockedTransaction } from '../../db/transactions.js';
 import { prepareQuery } from '../../db/prepared.js';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../core/errors.js';
 import { nowIso } from '../../lib/time.js';
 import { reexpressBookings } from '../bookings/repository.js';
 import { DEFAULT_SITE_SCHEDULE, parseSchedule, SITE_SCHEDULE_KEY, type Schedule } from '../schedules/model.js';
+import { CATALOG_LOCK } from '../../core/locks.js';
 
 export interface SiteSettings {
   timezone: string;

@@ -3,3 +3,9 @@ export interface SettingsTable {
   value: string;
   updated_at: string;
 }
+
+declare module '../../db/database.js' {
+  interface Database {
+    settings: SettingsTable;
+  }
+}

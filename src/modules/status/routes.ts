@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import { Type } from 'typebox';
-import type { App } from '../../app.js';
+import type { App } from '../../core/app.js';
 import { AUTH_ERRORS, errorResponses } from '../../http/schemas.js';
 import { isoWithOffset } from '../../lib/time.js';
 import { getTimezone } from '../settings/service.js';

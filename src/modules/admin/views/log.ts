@@ -1,4 +1,4 @@
-import type { ApiKey } from '../../api-keys/service.js';
+import type { ApiKey } from '../../../core/access.js';
 import type { AuditEntry } from '../../audit/repository.js';
 import { badge, pager } from '../html.js';
 import { html, type SafeHtml } from '../../../lib/html.js';

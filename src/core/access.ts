@@ -1,3 +1,5 @@
+/** What an API key may do (contract §4), and the key as the rest of the service sees a caller. */
+
 /** Contract §4. `*` grants all of them. */
 export const PERMISSIONS = [
   'bookings:read',
@@ -35,4 +37,20 @@ export function isPermission(name: string): name is Permission {
 
 export function grants(granted: readonly PermissionGrant[], needed: Permission): boolean {
   return granted.includes('*') || granted.includes(needed);
+}
+
+export type KeyType = 'test' | 'live';
+
+/** An API key as stored, less its hash: what a request's caller is. */
+export interface ApiKey {
+  id: number;
+  name: string;
+  type: KeyType;
+  prefix: string;
+  permissions: PermissionGrant[];
+  status: 'active' | 'inactive';
+  per_minute: number;
+  per_hour: number;
+  created_at: string;
+  last_used_at: string | null;
 }

@@ -12,3 +12,16 @@ export function listEnvelopeB<T extends TSchema, P extends TSchema>(item: T, pag
 
 /** Contract §3: a delete answers `data: {id, deleted: true}`. */
 export const DeletedData = Type.Object({ id: Type.Integer(), deleted: Type.Literal(true) });
+
+/** `pagination` of orders and of the lists that follow its shape (spec, Common list rules). */
+export const Pagination = Type.Object({
+  page: Type.Integer(),
+  per_page: Type.Integer(),
+  total: Type.Integer(),
+  total_pages: Type.Integer(),
+});
+
+
+export function envelopeBList<T extends TSchema>(item: T) {
+  return Type.Object({ success: Type.Literal(true), data: Type.Array(item), pagination: Pagination });
+}

@@ -17,24 +17,24 @@ import { LOCAL_COUNTING_MS, MemoryRateLimitStore, RedisRateLimitStore, type Rate
 import { API_ROOT } from './http/route-config.js';
 import { SHARED_SCHEMAS } from './http/schemas.js';
 import { AJV_OPTIONS, sentTypeValidators } from './http/sent-types.js';
-import adminRoutes from './modules/admin/routes.js';
-import manageRoutes from './modules/manage/routes.js';
-import { AuditRecorder } from './modules/audit/recorder.js';
-import { DEFAULT_POLL_MS, MailSender } from './modules/mail/sender.js';
-import { findActiveKey } from './modules/api-keys/service.js';
-import { initialiseSettings } from './modules/settings/service.js';
-import agentRoutes from './modules/agents/routes.js';
-import availabilityRoutes from './modules/availability/routes.js';
-import bookingRoutes from './modules/bookings/routes.js';
-import catalogRoutes from './modules/catalog/routes.js';
-import couponRoutes from './modules/coupons/routes.js';
-import customerRoutes from './modules/customers/routes.js';
-import locationRoutes from './modules/locations/routes.js';
-import orderRoutes from './modules/orders/routes.js';
-import paymentRoutes from './modules/payments/routes.js';
-import scheduleRoutes from './modules/schedules/routes.js';
-import settingsRoutes from './modules/settings/routes.js';
-import statusRoutes from './modules/status/routes.js';
+import { adminRoutes } from './modules/admin/index.js';
+import { manageRoutes } from './modules/manage/index.js';
+import { AuditRecorder } from './modules/audit/index.js';
+import { DEFAULT_POLL_MS, MailSender } from './modules/mail/index.js';
+import { findActiveKey } from './modules/api-keys/index.js';
+import { initialiseSettings } from './modules/settings/index.js';
+import { agentRoutes } from './modules/agents/index.js';
+import { availabilityRoutes } from './modules/availability/index.js';
+import { bookingRoutes } from './modules/bookings/index.js';
+import { catalogRoutes } from './modules/catalog/index.js';
+import { couponRoutes } from './modules/coupons/index.js';
+import { customerRoutes } from './modules/customers/index.js';
+import { locationRoutes } from './modules/locations/index.js';
+import { orderRoutes } from './modules/orders/index.js';
+import { paymentRoutes } from './modules/payments/index.js';
+import { scheduleRoutes } from './modules/schedules/index.js';
+import { settingsRoutes } from './modules/settings/index.js';
+import { statusRoutes } from './modules/status/index.js';
 
 /** Each domain's routes, mounted under the API root. */
 const MODULE_ROUTES: ((app: App) => Promise<void>)[] = [

@@ -3,13 +3,13 @@ import { UsageError, type CliIo, type Command } from './cli/command.js';
 import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { AppError } from './core/errors.js';
-import { adminPasswordSet } from './modules/admin/cli.js';
-import { keysCreate, keysList, keysRevoke } from './modules/api-keys/cli.js';
-import { audit } from './modules/audit/cli.js';
-import { seed } from './modules/demo/cli.js';
-import { outboxList } from './modules/mail/cli.js';
-import { initialiseSettings } from './modules/settings/service.js';
-import { settingsGet, settingsSet } from './modules/settings/cli.js';
+import { adminPasswordSet } from './modules/admin/index.js';
+import { keysCreate, keysList, keysRevoke } from './modules/api-keys/index.js';
+import { audit } from './modules/audit/index.js';
+import { seed } from './modules/demo/index.js';
+import { outboxList } from './modules/mail/index.js';
+import { initialiseSettings } from './modules/settings/index.js';
+import { settingsGet, settingsSet } from './modules/settings/index.js';
 
 const migrate: Command = {
   usage: 'migrate [--json]',

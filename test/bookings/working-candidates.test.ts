@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { LAST_STORABLE_INSTANT } from '../../src/modules/availability/repository.js';
-import type { Candidate, SlotContext } from '../../src/modules/availability/service.js';
 import { startInstant, workingCandidates } from '../../src/modules/bookings/service.js';
 import { WEEKDAYS, type Schedule } from '../../src/modules/schedules/model.js';
+import { type Candidate, type SlotContext } from '../../src/modules/availability/candidate.js';
 
 const ALL_DAY: Schedule = { weekly: Object.fromEntries(WEEKDAYS.map((day) => [day, [{ start: '00:00', end: '24:00' }]])) as Schedule['weekly'], exceptions: [] };
 const context: SlotContext = { timezone: 'Pacific/Honolulu', intervalMinutes: 30, earliest: 0, now: 0 };

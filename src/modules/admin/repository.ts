@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.js';
-import type { BookingStatus } from '../bookings/table.js';
+import type { BookingStatus } from '../bookings/index.js';
 
 export interface CalendarBooking {
   id: number;

@@ -2,8 +2,8 @@ import { DateTime } from 'luxon';
 import type { Db } from '../../db/database.js';
 import { AppError } from '../../core/errors.js';
 import { nowIso } from '../../lib/time.js';
-import type { HourlyUsage } from '../audit/repository.js';
-import { PERIOD_END, PERIOD_START, readSiteSchedule, SITE_SCHEDULE_KEY, WEEKDAYS, type Period, type Schedule, type Weekday, type Weekly } from '../schedules/model.js';
+import type { HourlyUsage } from '../audit/index.js';
+import { PERIOD_END, PERIOD_START, readSiteSchedule, SITE_SCHEDULE_KEY, WEEKDAYS, type Period, type Schedule, type Weekday, type Weekly } from '../schedules/index.js';
 
 /**
  * Checks one weekday's periods: each HH:MM to HH:MM with start before end, and no two

@@ -2,7 +2,7 @@ import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { containsText } from '../../http/list-query.js';
 import { offsetOf, type PageRequest } from '../../core/pagination.js';
-import type { Removal } from '../catalog/in-use.js';
+import type { Removal } from '../catalog/index.js';
 import type { AgentsTable } from './table.js';
 
 export type AgentRow = Selectable<AgentsTable>;

@@ -3,7 +3,7 @@ import { DeletedData, envelopeB, listEnvelopeB } from '../../core/envelope.js';
 import { DateParam, SortOrderParam } from '../../http/list-query.js';
 import { pageParams } from '../../core/pagination.js';
 import { Id, Int32, PartialText } from '../../http/schemas.js';
-import { WeeklyInputSchema, WeeklySchema } from '../schedules/schemas.js';
+import { WeeklyInputSchema, WeeklySchema } from '../schedules/index.js';
 
 export const AGENT_STATUSES = ['active', 'disabled'] as const;
 export const AGENT_ORDER_BY = ['id', 'first_name', 'last_name', 'email', 'created_at', 'updated_at', 'status'] as const;

@@ -6,10 +6,10 @@ import { pageOf, type Page, type PageRequest } from '../../core/pagination.js';
 import { formatCents, toCents } from '../../lib/money.js';
 import { localDateTime } from '../../lib/time.js';
 import { nowIso } from '../../lib/time.js';
-import { deleteUnlessBooked } from '../catalog/in-use.js';
-import type { Weekly } from '../schedules/model.js';
-import { checkWeekly, type WeeklyInput } from '../schedules/service.js';
-import { getTimezone } from '../settings/service.js';
+import { deleteUnlessBooked } from '../catalog/index.js';
+import type { Weekly } from '../schedules/index.js';
+import { checkWeekly, type WeeklyInput } from '../schedules/index.js';
+import { getTimezone } from '../settings/index.js';
 import * as repository from './repository.js';
 import type { AgentsTable } from './table.js';
 

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/database.js';
-import { touchKeys } from '../api-keys/repository.js';
+import { touchKeys } from '../api-keys/index.js';
 import { insertEntries, type NewAuditEntry } from './repository.js';
 
 const FLUSH_INTERVAL_MS = 1000;

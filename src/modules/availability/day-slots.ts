@@ -1,7 +1,7 @@
-import type { Schedule, Weekly } from '../schedules/model.js';
+import type { Schedule, Weekly } from '../schedules/index.js';
 import type { FreeSlot } from './engine.js';
 import type { ServiceRow } from './repository.js';
-import type { SlotContext, VersionedCandidate } from './service.js';
+import { type SlotContext, type VersionedCandidate } from './candidate.js';
 
 /**
  * Days kept in all, at most: the least recently asked go first. A day of ten agents' half-hour

@@ -1,6 +1,6 @@
 import { DateTime, IANAZone } from 'luxon';
 import { offsetText, storedInstant, wallClockAt, zoneOffset } from '../../lib/time.js';
-import { weekdayName, type Period, type Schedule, type Weekly } from '../schedules/model.js';
+import { weekdayName, type Period, type Schedule, type Weekly } from '../schedules/index.js';
 
 /**
  * The availability engine: pure functions from working hours, bookings and settings to free

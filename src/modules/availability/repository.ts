@@ -1,8 +1,8 @@
 import { sql, type SqlBool } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { prepareRowsQuery, prepareQuery } from '../../db/prepared.js';
-import { MAX_BULK_BOOKINGS } from '../bookings/limits.js';
 import type { BusyBooking, Span } from './engine.js';
+import { MAX_BULK_BOOKINGS } from '../../core/limits.js';
 
 /**
  * Every booking lies inside one working period of one local day (create and reschedule check

@@ -2,7 +2,7 @@ import type { Static } from 'typebox';
 import type { App } from '../../core/app.js';
 import { AppError } from '../../core/errors.js';
 import { AUTH_ERRORS, errorResponses } from '../../http/schemas.js';
-import { getSettingsAndSchedule } from '../settings/service.js';
+import { getSettingsAndSchedule } from '../settings/index.js';
 import { BusyTimes } from './busy-times.js';
 import { DaySlots } from './day-slots.js';
 import { datesBetween, daysBetweenInclusive, localClock, localTime, type FreeSlot } from './engine.js';

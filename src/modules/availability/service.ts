@@ -1,38 +1,17 @@
 import type { Db } from '../../db/database.js';
 import { AppError } from '../../core/errors.js';
-import { parseSchedule, type Schedule, type Weekly } from '../schedules/model.js';
-import { getSettings, type SiteSettings } from '../settings/service.js';
-import type { BusyTimes, VersionedAgent } from './busy-times.js';
+import { parseSchedule, type Schedule, type Weekly } from '../schedules/index.js';
+import { getSettings, type SiteSettings } from '../settings/index.js';
+import type { BusyTimes } from './busy-times.js';
 import type { DaySlots } from './day-slots.js';
 import { daySpan, freeSlots, inZone, joinSlots, localInstant, localTime, nextDate, slotAgent, workingSpans, type BusyBooking, type FreeSlot, type SlotAgent, type Span } from './engine.js';
 import { agentsAtLocation, busyBookings, connectedAgents, type AgentBooking, type ConnectionRow, type ServiceRow } from './repository.js';
+import type { Candidate, SlotContext, VersionedCandidate } from './candidate.js';
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
 
 /** An agent who may take bookings of one service, with what the connection sets for it. */
-export interface Candidate {
-  agentId: number;
-  /** The agent's own schedule, else the site's (weekly hours and exceptions alike). */
-  schedule: Schedule;
-  /** The agent's hours for this service (contract §7), or null. */
-  customHours: Weekly | null;
-  durationMinutes: number;
-  customPriceCents: number | null;
-}
-
-/** A candidate of a slot search, with the busy-time version read with its connection (BusyTimes). */
-export type VersionedCandidate = Candidate & VersionedAgent;
-
-/** Site settings as the engine needs them, read once per request. */
-export interface SlotContext {
-  timezone: string;
-  intervalMinutes: number;
-  /** Now plus the lead time: nothing may start before it. */
-  earliest: number;
-  now: number;
-}
-
 export async function slotContext(db: Db, now: number = Date.now()): Promise<SlotContext> {
   return slotContextOf(await getSettings(db), now);
 }

@@ -1,8 +1,8 @@
 import type { Db } from '../../db/database.js';
 import { AppError } from '../../core/errors.js';
 import { nowIso } from '../../lib/time.js';
-import { newCustomerRow } from '../customers/repository.js';
-import { renewAccessKeys } from './repository.js';
+import { newCustomerRow } from '../customers/index.js';
+import { renewAccessKeys } from '../manage-links/index.js';
 
 /** A customer a booking request creates (spec, POST /bookings: customer.*). */
 export interface NewCustomer {

@@ -1,4 +1,3 @@
-import { hash } from 'node:crypto';
 import type { Static } from 'typebox';
 import type { Db } from '../../db/database.js';
 import { formatCents } from '../../lib/money.js';
@@ -6,6 +5,7 @@ import { instantWithOffset } from '../../lib/time.js';
 import * as repository from './repository.js';
 import type { OrderRow, RelatedBookingRow, TransactionRow } from './repository.js';
 import type { BookingDetail, BookingListItem } from './schemas.js';
+import { manageLinks } from '../manage-links/index.js';
 
 export type BookingView = Static<typeof BookingDetail>;
 export type BookingListView = Static<typeof BookingListItem>;
@@ -17,20 +17,6 @@ export function servicePriceCents(service: { charge_amount_cents: number; price_
 
 function fullName(first: string, last: string): string {
   return `${first} ${last}`.trim();
-}
-
-/**
- * The two manage-booking links. The customer's key is a one-way hash of the agent's, so a
- * customer cannot turn their link into the agent's.
- */
-export function manageLinks(publicUrl: string, row: { booking_code: string; access_key: string }): { agent: string; customer: string } {
-  const base = `${publicUrl}/manage-booking/${encodeURIComponent(row.booking_code)}`;
-  return { agent: `${base}?role=agent&key=${manageKey('agent', row.access_key)}`, customer: `${base}?role=customer&key=${manageKey('customer', row.access_key)}` };
-}
-
-/** The key in the agent's or the customer's manage link of a booking with this access key. */
-export function manageKey(role: 'agent' | 'customer', accessKey: string): string {
-  return role === 'agent' ? accessKey : hash('sha256', accessKey, 'base64url').slice(0, 32);
 }
 
 export function toDetail(

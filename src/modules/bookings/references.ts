@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { prepareRowsQuery } from '../../db/prepared.js';
-import { hasDefaultLocation, type ConnectionRow, type ServiceRow } from '../availability/repository.js';
-import { MAX_BULK_BOOKINGS } from './limits.js';
+import { hasDefaultLocation, type ConnectionRow, type ServiceRow } from '../availability/index.js';
+import { MAX_BULK_BOOKINGS } from '../../core/limits.js';
 
 /** An agent as the checks of a booking and its representation need it. */
 export interface AgentFacts {

@@ -1,14 +1,11 @@
 import { sql, type Expression, type Insertable, type RawBuilder, type Selectable, type SqlBool, type Updateable } from 'kysely';
 import { dialectOfDb, type Db, type Dialect } from '../../db/database.js';
 import { prepareRowsQuery, prepareQuery, type RowFields } from '../../db/prepared.js';
-import { AppError } from '../../core/errors.js';
 import { containsText } from '../../http/list-query.js';
-import { randomBase64url } from '../../lib/random.js';
-import { localDateTime } from '../../lib/time.js';
-import { bumpBusyVersions } from '../availability/repository.js';
-import type { OrdersTable, TransactionsTable } from '../orders/table.js';
-import { MAX_BULK_BOOKINGS } from './limits.js';
+import { bumpBusyVersions } from '../availability/index.js';
+import type { OrdersTable, TransactionsTable } from '../orders/index.js';
 import type { BookingMetaTable, BookingsTable } from './table.js';
+import { MAX_BULK_BOOKINGS } from '../../core/limits.js';
 
 // Every write below raises the busy-time version of the agents whose bookings it changes, in the
 // caller's transaction: instances cache busy times while the version stays (availability/busy-times.ts).
@@ -424,88 +421,4 @@ export function pageIdsQuery(db: Db, filters: ListFilters, sort: ListSort, direc
     page = page.orderBy(key, direction);
   }
   return page.limit(limit).offset(offset);
-}
-
-/** Bookings re-expressed per statement by reexpressBookings. */
-const REEXPRESS_BATCH = 1000;
-
-/**
- * Writes the local date and time columns of every booking not yet expressed in `timezone`, and
- * its order item's, as that zone shows its instants, which stay as they are: the site's zone
- * changed, and bookings are shown, filtered and sorted by their local text. The caller holds the
- * catalog lock exclusively, so that no booking is written in the old zone meanwhile, and rolls
- * everything back when a booking cannot be expressed (a local year past 9999).
- */
-export async function reexpressBookings(db: Db, timezone: string): Promise<void> {
-  let after = 0;
-  for (;;) {
-    const rows = await db
-      .selectFrom('bookings')
-      .select(['id', 'start_at', 'end_at'])
-      .where('id', '>', after)
-      .where('timezone', '!=', timezone)
-      .orderBy('id')
-      .limit(REEXPRESS_BATCH)
-      .execute();
-    if (rows.length === 0) return;
-    const local = new Map(
-      rows.map(({ id, start_at, end_at }) => {
-        const [start, end] = [localDateTime(start_at, timezone), localDateTime(end_at, timezone)];
-        // "YYYY-MM-DD HH:MM:SS": a longer text is a year past 9999, which no column can hold.
-        if (start.length !== 19 || end.length !== 19) {
-          throw new AppError('validation_failed', `Booking ${id} would end after the year 9999 in ${timezone}`, {
-            timezone: `booking ${id} would end after the year 9999 in this zone`,
-          });
-        }
-        return [id, { startDate: start.slice(0, 10), startTime: start.slice(11, 16), endDate: end.slice(0, 10), endTime: end.slice(11, 16) }];
-      }),
-    );
-    const values = [...local].map(([id, l]) => sql`(${id}, ${l.startDate}, ${l.startTime}, ${l.endDate}, ${l.endTime})`);
-    // VALUES names its columns column1… on both engines; parameters arrive as text.
-    await sql`update bookings set start_date = v.column2, start_time = v.column3, end_date = v.column4, end_time = v.column5, timezone = ${timezone}
-      from (values ${sql.join(values)}) as v where bookings.id = cast(v.column1 as integer)`.execute(db);
-    const items = await db
-      .selectFrom('order_items')
-      .select(['id', 'booking_id', 'item_data'])
-      .where('variant', '=', 'booking')
-      .where('booking_id', 'in', [...local.keys()])
-      .execute();
-    if (items.length > 0) {
-      const data = items.map(({ id, booking_id, item_data }) => {
-        const l = local.get(booking_id as number) as { startDate: string; startTime: string };
-        return sql`(${id}, ${JSON.stringify({ ...(JSON.parse(item_data) as object), start_date: l.startDate, start_time: l.startTime })})`;
-      });
-      await sql`update order_items set item_data = v.column2 from (values ${sql.join(data)}) as v where order_items.id = cast(v.column1 as integer)`.execute(db);
-    }
-    after = (rows[rows.length - 1] as { id: number }).id;
-  }
-}
-
-/** A booking's manage key: the secret of its manage links (see manage-booking). */
-export function newAccessKey(): string {
-  return randomBase64url(24);
-}
-
-/**
- * Gives each booking of a customer or an order a new manage key: the links shown or mailed before
- * (to a mistyped address, to the bookings' former customer) stop opening them.
- */
-export async function renewAccessKeys(db: Db, of: 'customer_id' | 'order_id', id: number): Promise<void> {
-  let after = 0;
-  for (;;) {
-    const rows = await db
-      .selectFrom('bookings')
-      .select('id')
-      .where('id', '>', after)
-      .where(of, '=', id)
-      .orderBy('id')
-      .limit(REEXPRESS_BATCH)
-      .execute();
-    if (rows.length === 0) return;
-    const keys = rows.map(({ id }) => sql`(${id}, ${newAccessKey()})`);
-    // Still the customer's or order's: a booking moved away meanwhile keeps the key its move gave it.
-    await sql`update bookings set access_key = v.column2 from (values ${sql.join(keys)}) as v
-      where bookings.id = cast(v.column1 as integer) and ${sql.ref(`bookings.${of}`)} = ${id}`.execute(db);
-    after = (rows[rows.length - 1] as { id: number }).id;
-  }
 }

@@ -1,9 +1,9 @@
 import { AppError, type ErrorDetails } from '../../core/errors.js';
 import { toCents } from '../../lib/money.js';
-import { parseAgentChoice } from '../availability/service.js';
-import { emailProblem, nameProblem, phoneProblem } from '../customers/rules.js';
+import { parseAgentChoice } from '../availability/index.js';
+import { emailProblem, nameProblem, phoneProblem } from '../customers/index.js';
 import type { NewCustomer } from './customers.js';
-import type { BulkElementInput, CustomerFieldsInput } from './schemas.js';
+import { META_LIMITS, type BulkElementInput, type CustomerFieldsInput } from './schemas.js';
 import { isCalendarDate } from '../../lib/time.js';
 import { MAX_AMOUNT } from '../../http/schemas.js';
 
@@ -87,9 +87,6 @@ export function checkCustomerFields(fields: CustomerFieldsInput): CheckedCustome
   if (Object.keys(details).length > 0) throw new AppError('validation_failed', 'Invalid customer fields', details);
   return checked;
 }
-
-/** Booking metadata is bounded, so that a booking and the pages that list it stay small. */
-export const META_LIMITS = { keys: 50, keyLength: 100, valueLength: 1000 } as const;
 
 function metaRefusal(problem: string): AppError {
   return new AppError('validation_failed', `Invalid meta: ${problem}`, { meta: problem });

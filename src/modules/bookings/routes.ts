@@ -7,9 +7,9 @@ import { AUTH_ERRORS, errorResponses, IdParams } from '../../http/schemas.js';
 import { bodyPartValidator } from '../../http/sent-types.js';
 import { toCents } from '../../lib/money.js';
 import { grants } from '../../core/access.js';
-import { daySpan } from '../availability/engine.js';
-import { isoBound } from '../availability/repository.js';
-import { getTimezone } from '../settings/service.js';
+import { daySpan } from '../availability/index.js';
+import { isoBound } from '../availability/index.js';
+import { getTimezone } from '../settings/index.js';
 import { toListItem, type BookingView } from './present.js';
 import * as repository from './repository.js';
 import {

@@ -1,9 +1,11 @@
 import { Type, type Static } from 'typebox';
 import { pageParams } from '../../core/pagination.js';
 import { Id, Int32, MAX_AMOUNT, PartialText } from '../../http/schemas.js';
-import { AgentChoice, DateText, TimeText } from '../availability/schemas.js';
-import { MAX_BULK_BOOKINGS } from './limits.js';
-import { META_LIMITS } from './request.js';
+import { AgentChoice, DateText, TimeText } from '../availability/index.js';
+import { MAX_BULK_BOOKINGS } from '../../core/limits.js';
+
+/** Booking metadata is bounded, so that a booking and the pages that list it stay small. */
+export const META_LIMITS = { keys: 50, keyLength: 100, valueLength: 1000 } as const;
 
 // A link's key lets whoever holds it see and cancel the booking: only keys that may change bookings see it on a read.
 const ManageLink = Type.Union([Type.String(), Type.Null()], {

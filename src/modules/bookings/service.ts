@@ -3,7 +3,7 @@ import { lockedTransaction } from '../../db/transactions.js';
 import { AppError } from '../../core/errors.js';
 import { readableCode } from '../../lib/random.js';
 import { localDateTime, nowIso } from '../../lib/time.js';
-import { conflictOf, daySpan, isWithin, localInstant, workingSpans, type Span } from '../availability/engine.js';
+import { conflictOf, daySpan, isWithin, localInstant, workingSpans, type Span } from '../availability/index.js';
 import {
   busyBookings,
   busyBookingsOfAgent,
@@ -16,13 +16,13 @@ import {
   type AgentBooking,
   type ConnectionRow,
   type ServiceRow,
-} from '../availability/repository.js';
-import { candidateOf, slotContextOf, suggestedStarts, type Candidate, type SlotContext } from '../availability/service.js';
-import { enqueueMail, enqueueMails, type OutgoingMail } from '../mail/outbox.js';
-import { insertBookingItems, insertBookingOrders, type NewBookingOrder } from '../orders/create.js';
-import { closeOrderOfDeletedBooking } from '../orders/service.js';
-import { readSiteSchedule, type Schedule } from '../schedules/model.js';
-import { getSettingsAndSchedule } from '../settings/service.js';
+} from '../availability/index.js';
+import { candidateOf, slotContextOf, suggestedStarts, type Candidate, type SlotContext } from '../availability/index.js';
+import { enqueueMail, enqueueMails, type OutgoingMail } from '../mail/index.js';
+import { insertBookingItems, insertBookingOrders, type NewBookingOrder } from '../orders/index.js';
+import { closeOrderOfDeletedBooking } from '../orders/index.js';
+import { readSiteSchedule, type Schedule } from '../schedules/index.js';
+import { getSettingsAndSchedule } from '../settings/index.js';
 import { emailTaken, insertBookingCustomers, type NewCustomer } from './customers.js';
 import { loadDetail, servicePriceCents, toDetail, type BookingView } from './present.js';
 import {
@@ -38,6 +38,7 @@ import {
 import * as repository from './repository.js';
 import type { BookingRequest } from './request.js';
 import { agentLock, bookingLock, CATALOG_LOCK, customerLock, emailLock, type LockKey, orderLock } from '../../core/locks.js';
+import { newAccessKey } from '../manage-links/index.js';
 
 const MINUTE_MS = 60_000;
 
@@ -552,7 +553,7 @@ function bookingRow(item: PreparedBooking, customerId: number, orderId: number, 
     price_cents: item.priceCents,
     notes: item.request.notes,
     customer_comment: null,
-    access_key: repository.newAccessKey(),
+    access_key: newAccessKey(),
     created_at: at,
     updated_at: at,
   };

@@ -2,11 +2,11 @@ import type { Db } from '../../db/database.js';
 import { lockedTransaction } from '../../db/transactions.js';
 import { AppError } from '../../core/errors.js';
 import { nowIso } from '../../lib/time.js';
-import { inZone } from '../availability/engine.js';
-import { findService } from '../availability/repository.js';
-import { slotContext } from '../availability/service.js';
-import { setBookingItemData } from '../orders/repository.js';
-import { repriceBooking } from '../orders/service.js';
+import { inZone } from '../availability/index.js';
+import { findService } from '../availability/index.js';
+import { slotContext } from '../availability/index.js';
+import { setBookingItemData } from '../orders/index.js';
+import { repriceBooking } from '../orders/index.js';
 import { assertEmailFree, findCustomer, updateBookingCustomer, type CustomerChanges } from './customers.js';
 import { loadDetail, servicePriceCents, type BookingView } from './present.js';
 import { checkMergedMeta } from './request.js';
@@ -14,6 +14,7 @@ import * as repository from './repository.js';
 import { bookingChanges, bookingItemData, freeCandidate, mailAbout, requireAgent, requireLocation, requireService, spanColumns, startInstant, workingCandidates, type Handle } from './service.js';
 import type { BookingStatus } from './table.js';
 import { agentLock, bookingLock, CATALOG_LOCK, customerLock, emailLock, type LockKey, orderLock } from '../../core/locks.js';
+import { newAccessKey } from '../manage-links/index.js';
 
 const MINUTE_MS = 60_000;
 
@@ -164,7 +165,7 @@ async function applyUpdate(
     status,
     customer_id: customerId,
     // The former customer's links stop opening the booking.
-    ...(customerId !== booking.customer_id ? { access_key: repository.newAccessKey() } : {}),
+    ...(customerId !== booking.customer_id ? { access_key: newAccessKey() } : {}),
     ...(priceCents !== undefined ? { price_cents: priceCents } : {}),
     ...(update.notes !== undefined ? { notes: update.notes } : {}),
     updated_at: nowIso(),

@@ -6,7 +6,7 @@ import { FieldErrors } from '../../core/field-errors.js';
 import { pageOf, pageParams } from '../../core/pagination.js';
 import { AUTH_ERRORS, errorResponses, IdParams } from '../../http/schemas.js';
 import type { Permission } from '../../core/access.js';
-import { getTimezone } from '../settings/service.js';
+import { getTimezone } from '../settings/index.js';
 import { localDateTime } from '../../lib/time.js';
 import * as repository from './category-repository.js';
 

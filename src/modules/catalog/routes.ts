@@ -2,8 +2,8 @@ import type { App } from '../../core/app.js';
 import { parseInclude, sortDirection } from '../../http/list-query.js';
 import { AUTH_ERRORS, errorResponses, IdParams } from '../../http/schemas.js';
 import { toCents } from '../../lib/money.js';
-import { storedDayBounds } from '../availability/engine.js';
-import { getTimezone } from '../settings/service.js';
+import { storedDayBounds } from '../availability/index.js';
+import { getTimezone } from '../settings/index.js';
 import { categoryRoutes } from './category-routes.js';
 import {
   CreateServiceBody,

@@ -6,7 +6,7 @@ import { pageOf, type Page, type PageRequest } from '../../core/pagination.js';
 import { formatCents, toCents } from '../../lib/money.js';
 import { localDateTime } from '../../lib/time.js';
 import { nowIso } from '../../lib/time.js';
-import { getTimezone } from '../settings/service.js';
+import { getTimezone } from '../settings/index.js';
 import { assertCategoryExists } from './category-repository.js';
 import { deleteUnlessBooked } from './in-use.js';
 import * as repository from './repository.js';

@@ -5,7 +5,7 @@ import { AppError, notFound } from '../../core/errors.js';
 import { centsToNumber, toCents } from '../../lib/money.js';
 import { nowIso } from '../../lib/time.js';
 import { localDateTime } from '../../lib/time.js';
-import { getTimezone } from '../settings/service.js';
+import { getTimezone } from '../settings/index.js';
 import * as repository from './repository.js';
 import { couponDiscountCents, couponRejection, heldCouponDiscountCents } from './rules.js';
 import type { CouponCreateBody, CouponListQuery, CouponUpdateBody, CouponView } from './schemas.js';

@@ -1,9 +1,11 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
-import type { Db } from '../../db/database.js';
+import type { Database, Db } from '../../db/database.js';
 import { containsText } from '../../http/list-query.js';
-import type { BookingStatus } from '../bookings/table.js';
 import { readableCode } from '../../lib/random.js';
 import type { CustomersTable } from './table.js';
+
+/** The bookings table's status (the bookings module owns the table; the schema is shared). */
+type BookingStatus = Database['bookings']['status'];
 
 export type CustomerRow = Selectable<CustomersTable>;
 

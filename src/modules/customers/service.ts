@@ -6,10 +6,9 @@ import { AppError, notFound, type ErrorDetails } from '../../core/errors.js';
 import { offsetOf, pageOf, type Page } from '../../core/pagination.js';
 import { formatCents } from '../../lib/money.js';
 import { isCalendarDate, localDateTime, nowIso, storedInstant, todayIn } from '../../lib/time.js';
-import { localInstant, storedDayBounds, wallClockBoundary } from '../availability/engine.js';
-import { renewAccessKeys } from '../bookings/repository.js';
-import { enqueueMail } from '../mail/outbox.js';
-import { getTimezone } from '../settings/service.js';
+import { localInstant, storedDayBounds, wallClockBoundary } from '../availability/index.js';
+import { enqueueMail } from '../mail/index.js';
+import { getTimezone } from '../settings/index.js';
 import * as repository from './repository.js';
 import type { CustomerBookingRow, CustomerFilters, CustomerRow } from './repository.js';
 import { cleanCustomerInput, mergeCustomFields, type CleanedInput } from './rules.js';
@@ -22,6 +21,7 @@ import {
   type UpdateCustomerBody,
 } from './schemas.js';
 import { CATALOG_LOCK, customerLock, emailLock, type LockKey } from '../../core/locks.js';
+import { renewAccessKeys } from '../manage-links/index.js';
 
 export interface CustomerStats {
   total_bookings: number;

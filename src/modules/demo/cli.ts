@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { printJson, UsageError, type Command } from '../../cli/command.js';
-import { changeSettings, getTimezone, parseSetting } from '../settings/service.js';
+import { changeSettings, getTimezone, parseSetting } from '../settings/index.js';
 import { seedDemo } from './seed.js';
 
 export const seed: Command = {

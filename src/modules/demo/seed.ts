@@ -1,12 +1,11 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { nowIso } from '../../lib/time.js';
-import * as agents from '../agents/repository.js';
-import * as categories from '../catalog/category-repository.js';
-import * as services from '../catalog/repository.js';
-import * as locations from '../locations/repository.js';
+import * as agents from '../agents/index.js';
+import * as catalog from '../catalog/index.js';
+import * as locations from '../locations/index.js';
 import { readableCode } from '../../lib/random.js';
-import type { Schedule, Weekly } from '../schedules/model.js';
+import type { Schedule, Weekly } from '../schedules/index.js';
 
 const span = (start: string, end: string) => ({ start, end });
 
@@ -127,9 +126,9 @@ export async function seedDemo(db: Db): Promise<SeedCounts> {
 
     const categoryIds = new Map<string, number>();
     for (const name of DEMO.categories) {
-      let category = await categories.findCategoryByName(trx, 'service_categories', name);
+      let category = await catalog.findCategoryByName(trx, 'service_categories', name);
       if (!category) {
-        category = await categories.insertCategory(trx, 'service_categories', name);
+        category = await catalog.insertCategory(trx, 'service_categories', name);
         created.categories++;
       }
       categoryIds.set(name, category.id);
@@ -158,7 +157,7 @@ export async function seedDemo(db: Db): Promise<SeedCounts> {
     for (const s of DEMO.services) {
       let row = await trx.selectFrom('services').select('id').where('name', '=', s.name).where('deleted_at', 'is', null).orderBy('id').executeTakeFirst();
       if (!row) {
-        row = await services.insertService(trx, {
+        row = await catalog.insertService(trx, {
           name: s.name,
           short_description: s.short,
           description: s.short,

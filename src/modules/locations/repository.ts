@@ -2,7 +2,7 @@ import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { containsText } from '../../http/list-query.js';
 import { offsetOf, type PageRequest } from '../../core/pagination.js';
-import type { Removal } from '../catalog/in-use.js';
+import type { Removal } from '../catalog/index.js';
 import type { LocationsTable } from './table.js';
 
 export type LocationRow = Selectable<LocationsTable>;

@@ -1,6 +1,6 @@
 import type { App } from '../../core/app.js';
 import { AUTH_ERRORS, errorResponses, IdParams } from '../../http/schemas.js';
-import { categoryRoutes } from '../catalog/category-routes.js';
+import { categoryRoutes } from '../catalog/index.js';
 import {
   CreateLocationBody,
   LocationDeletedResponse,

@@ -5,9 +5,9 @@ import { FieldErrors } from '../../core/field-errors.js';
 import { pageOf, type Page, type PageRequest } from '../../core/pagination.js';
 import { localDateTime } from '../../lib/time.js';
 import { nowIso } from '../../lib/time.js';
-import { assertCategoryExists } from '../catalog/category-repository.js';
-import { deleteUnlessBooked } from '../catalog/in-use.js';
-import { getTimezone } from '../settings/service.js';
+import { assertCategoryExists } from '../catalog/index.js';
+import { deleteUnlessBooked } from '../catalog/index.js';
+import { getTimezone } from '../settings/index.js';
 import type { LocationsTable } from './table.js';
 import * as repository from './repository.js';
 

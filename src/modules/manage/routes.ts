@@ -5,8 +5,9 @@ import { Type, type Static } from 'typebox';
 import type { App } from '../../core/app.js';
 import { AppError } from '../../core/errors.js';
 import { html, SafeHtml } from '../../lib/html.js';
-import { loadDetail, manageKey, type BookingView } from '../bookings/present.js';
-import { TRANSITIONS, updateBooking } from '../bookings/update.js';
+import { loadDetail, type BookingView } from '../bookings/index.js';
+import { TRANSITIONS, updateBooking } from '../bookings/index.js';
+import { manageKey } from '../manage-links/index.js';
 
 /**
  * The pages behind a booking's manage links (manage_booking_for_agent and _for_customer): the

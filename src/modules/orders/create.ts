@@ -2,7 +2,7 @@ import type { Db } from '../../db/database.js';
 import { prepareRowsQuery } from '../../db/prepared.js';
 import { readableCode } from '../../lib/random.js';
 import { nowIso } from '../../lib/time.js';
-import { MAX_BULK_BOOKINGS } from '../bookings/limits.js';
+import { MAX_BULK_BOOKINGS } from '../../core/limits.js';
 
 export interface BookingOrderInput {
   customerId: number;

@@ -1,9 +1,11 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
-import type { Db } from '../../db/database.js';
-import type { BookingPaymentStatus } from '../bookings/table.js';
-import { renewAccessKeys } from '../bookings/repository.js';
+import type { Database, Db } from '../../db/database.js';
 import { offsetOf, type PageRequest } from '../../core/pagination.js';
 import type { InvoicesTable, OrderItemsTable, OrdersTable, TransactionsTable } from './table.js';
+import { renewAccessKeys } from '../manage-links/index.js';
+
+/** The bookings table's payment_status (the bookings module owns the table; the schema is shared). */
+type BookingPaymentStatus = Database['bookings']['payment_status'];
 
 export type OrderRow = Selectable<OrdersTable>;
 export type OrderItemRow = Selectable<OrderItemsTable>;

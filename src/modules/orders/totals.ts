@@ -1,5 +1,8 @@
-import type { BookingPaymentStatus } from '../bookings/table.js';
+import type { Database } from '../../db/database.js';
 import type { OrdersTable } from './table.js';
+
+/** The bookings table's payment_status (the bookings module owns the table; the schema is shared). */
+type BookingPaymentStatus = Database['bookings']['payment_status'];
 
 /** Pure money maths of an order, all in integer cents (contract §8). */
 

@@ -4,7 +4,7 @@ import { isDatabaseUnavailable } from '../../db/database.js';
 import { validationDetails } from '../../http/error-handler.js';
 import { AppError } from '../../core/errors.js';
 import { AUTH_ERRORS, errorResponses } from '../../http/schemas.js';
-import { TRANSACTION_STATUSES } from '../orders/schemas.js';
+import { TRANSACTION_STATUSES } from '../orders/index.js';
 import { PaymentCreateBody, PaymentIdParams, PaymentListQuery, PaymentListResponse, PaymentResponse, PaymentUpdateBody } from './schemas.js';
 import * as service from './service.js';
 

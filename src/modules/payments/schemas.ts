@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { pageParams } from '../../core/pagination.js';
 import { Id, MAX_AMOUNT } from '../../http/schemas.js';
-import { Transaction, TRANSACTION_STATUSES } from '../orders/schemas.js';
+import { Transaction, TRANSACTION_STATUSES } from '../orders/index.js';
 import { envelopeB, envelopeBList } from '../../core/envelope.js';
 
 const Label = (fallback: string, description: string) => Type.String({ minLength: 1, maxLength: 50, default: fallback, description });

@@ -4,9 +4,9 @@ import { lockedTransaction } from '../../db/transactions.js';
 import { prepareQuery } from '../../db/prepared.js';
 import { AppError } from '../../core/errors.js';
 import { nowIso } from '../../lib/time.js';
-import { reexpressBookings } from '../bookings/repository.js';
-import { DEFAULT_SITE_SCHEDULE, parseSchedule, SITE_SCHEDULE_KEY, type Schedule } from '../schedules/model.js';
+import { DEFAULT_SITE_SCHEDULE, parseSchedule, SITE_SCHEDULE_KEY, type Schedule } from '../schedules/index.js';
 import { CATALOG_LOCK } from '../../core/locks.js';
+import { reexpressBookings } from './repository.js';
 
 export interface SiteSettings {
   timezone: string;

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import type { App } from '../../core/app.js';
 import { AUTH_ERRORS, errorResponses } from '../../http/schemas.js';
 import { isoWithOffset } from '../../lib/time.js';
-import { getTimezone } from '../settings/service.js';
+import { getTimezone } from '../settings/index.js';
 
 const StatusResponse = Type.Object({
   status: Type.Literal('success'),

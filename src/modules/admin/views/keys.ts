@@ -1,5 +1,5 @@
 import { PERMISSIONS, type ApiKey } from '../../../core/access.js';
-import { DEFAULT_LIMITS } from '../../api-keys/service.js';
+import { DEFAULT_LIMITS } from '../../api-keys/index.js';
 import { displayInstant } from '../service.js';
 import { badge, csrfField, notice } from '../html.js';
 import { html, type SafeHtml } from '../../../lib/html.js';

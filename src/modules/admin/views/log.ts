@@ -1,5 +1,5 @@
 import type { ApiKey } from '../../../core/access.js';
-import type { AuditEntry } from '../../audit/repository.js';
+import type { AuditEntry } from '../../audit/index.js';
 import { badge, pager } from '../html.js';
 import { html, type SafeHtml } from '../../../lib/html.js';
 import { displayInstant, type UsageChart } from '../service.js';

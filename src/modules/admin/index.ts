@@ -1,0 +1,2 @@
+export { adminPasswordSet } from './cli.js';
+export { default as adminRoutes } from './routes.js';

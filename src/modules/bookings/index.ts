@@ -1,0 +1,4 @@
+export { loadDetail, type BookingView } from './present.js';
+export { default as bookingRoutes } from './routes.js';
+export { type BookingStatus } from './table.js';
+export { TRANSITIONS, updateBooking } from './update.js';

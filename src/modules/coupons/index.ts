@@ -1,0 +1,2 @@
+export { default as couponRoutes } from './routes.js';
+export { applyCoupon, heldCouponDiscount } from './service.js';

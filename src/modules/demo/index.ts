@@ -1,0 +1,1 @@
+export { seed } from './cli.js';

@@ -1,0 +1,2 @@
+export { default as locationRoutes } from './routes.js';
+export { insertLocation } from './repository.js';

@@ -1,0 +1,5 @@
+export { outboxList } from './cli.js';
+export { enqueueMail, enqueueMails, type OutgoingMail } from './outbox.js';
+export { countOutbox, listOutbox, type OutboxRow } from './repository.js';
+export { DEFAULT_POLL_MS, MailSender } from './sender.js';
+export { OUTBOX_STATUSES, type OutboxStatus } from './table.js';

@@ -1,0 +1,1 @@
+export { default as manageRoutes } from './routes.js';

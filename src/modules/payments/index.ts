@@ -1,0 +1,1 @@
+export { default as paymentRoutes } from './routes.js';

@@ -54,19 +54,7 @@ function unstorable(value: unknown): ErrorDetails | undefined {
   return Object.keys(found).length > 0 ? found : undefined;
 }
 
-/** True when collectUnstorable would find nothing; without building a field path per value, as every request asks. */
-function storable(value: unknown, depth: number): boolean {
-  if (value === null || typeof value !== 'object') return problemOf(value) === undefined;
-  if (depth >= MAX_NESTING) return false;
-  if (Array.isArray(value)) return value.every((item) => storable(item, depth + 1));
-  for (const key in value) {
-    if (problemOf(key) !== undefined || !storable((value as Record<string, unknown>)[key], depth + 1)) return false;
-  }
-  return true;
-}
-
 function guardError(request: FastifyRequest): AppError | undefined {
-  if (storable(request.params, 0) && storable(request.query, 0) && storable(request.body, 0)) return undefined;
   const config = request.routeOptions.config;
   const code = config?.validationErrorCode ?? 'invalid_request';
   const refusal = (where: string, details: ErrorDetails, bodyCode: ErrorCode = code) =>

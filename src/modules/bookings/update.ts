@@ -6,7 +6,7 @@ import { inZone } from '../availability/index.js';
 import { findService } from '../availability/index.js';
 import { slotContext } from '../availability/index.js';
 import { setBookingItemData } from '../orders/index.js';
-import { repriceBooking } from '../orders/index.js';
+import { repriceBooking, updateOrder } from '../orders/index.js';
 import { assertEmailFree, findCustomer, updateBookingCustomer, type CustomerChanges } from './customers.js';
 import { loadDetail, servicePriceCents, type BookingView } from './present.js';
 import { checkMergedMeta } from './request.js';
@@ -172,7 +172,7 @@ async function applyUpdate(
   });
   if (booking.order_id !== null) {
     if (customerId !== booking.customer_id) {
-      await trx.updateTable('orders').set({ customer_id: customerId, updated_at: nowIso() }).where('id', '=', booking.order_id).execute();
+      await updateOrder(trx, booking.order_id, { customer_id: customerId, updated_at: nowIso() });
     }
     if (priceCents !== undefined && priceCents !== booking.price_cents) {
       await repriceBooking(trx, booking.order_id, booking.id, priceCents, nowIso());

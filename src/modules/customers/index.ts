@@ -1,3 +1,3 @@
-export { newCustomerRow } from './repository.js';
+export { findIdByEmail as findCustomerIdByEmail, insertCustomer, newCustomerRow } from './repository.js';
 export { default as customerRoutes } from './routes.js';
 export { emailProblem, nameProblem, phoneProblem } from './rules.js';

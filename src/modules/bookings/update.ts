@@ -7,7 +7,8 @@ import { findService } from '../availability/index.js';
 import { slotContext } from '../availability/index.js';
 import { setBookingItemData } from '../orders/index.js';
 import { repriceBooking, updateOrder } from '../orders/index.js';
-import { assertEmailFree, findCustomer, updateBookingCustomer, type CustomerChanges } from './customers.js';
+import { findCustomerContact } from '../customers/index.js';
+import { assertEmailFree, updateBookingCustomer, type CustomerChanges } from './customers.js';
 import { loadDetail, servicePriceCents, type BookingView } from './present.js';
 import { checkMergedMeta } from './request.js';
 import * as repository from './repository.js';
@@ -150,7 +151,7 @@ async function applyUpdate(
   }
 
   const customerId = update.customerId ?? booking.customer_id;
-  if (update.customerId !== undefined && !(await findCustomer(trx, update.customerId))) {
+  if (update.customerId !== undefined && !(await findCustomerContact(trx, update.customerId))) {
     throw new AppError('invalid_request', `customer ${update.customerId} does not exist`, { customer_id: 'does not exist' });
   }
   if (update.customer.email !== undefined) await assertEmailFree(trx, update.customer.email, customerId);

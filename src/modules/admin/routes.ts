@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import type { App } from '../../core/app.js';
 import { isDatabaseUnavailable } from '../../db/database.js';
 import { validationDetails } from '../../http/error-handler.js';
-import { AppError } from '../../core/errors.js';
+import { AppError, notFound } from '../../core/errors.js';
 import { Id, IdParams, MAX_INT32 } from '../../http/schemas.js';
 import { createKey, listKeys, revokeKey } from '../api-keys/index.js';
 import { countEntries, requestsPerKeySince, searchEntries, usagePerKeyHour, type AuditFilter, type StatusClass } from '../audit/index.js';
@@ -197,7 +197,7 @@ export default async function adminRoutes(app: App, options: AdminOptions): Prom
   app.get('/bookings/:id', { schema: { ...hidden, params: IdParams } }, async (request, reply) => {
     const { id } = request.params;
     const booking = await bookingDetails(db, id);
-    if (!booking) throw new AppError('booking_not_found', `Booking ${id} was not found.`);
+    if (!booking) throw notFound('booking_not_found', 'Booking', id);
     const [meta, zone] = await Promise.all([bookingMeta(db, id), getTimezone(db)]);
     return sendPage(request, reply, { title: `Booking #${id}`, active: '/admin/calendar', body: bookingPage(booking, meta, zone) });
   });

@@ -4,7 +4,7 @@ import type { Db } from '../src/db/database.js';
 import { bumpBusyVersions } from '../src/modules/availability/repository.js';
 import { newCustomerRow } from '../src/modules/customers/repository.js';
 import { readableCode } from '../src/lib/random.js';
-import { invoiceRow, orderItemRow, orderRow } from '../src/modules/orders/create.js';
+import { invoiceRow, orderItemRow, orderRow } from '../src/modules/orders/repository.js';
 import { setSettings } from '../src/modules/settings/service.js';
 import { WEEKDAYS, type Schedule, type Weekly } from '../src/modules/schedules/model.js';
 import { writeSiteSchedule } from '../src/modules/schedules/repository.js';

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli.js';
 import { ADMIN_PASSWORD_KEY, setAdminPassword, verifyPassword } from '../../src/modules/admin/password.js';
-import { LOGIN_ATTEMPTS } from '../../src/modules/admin/routes.js';
+import { LOGIN_ATTEMPTS } from '../../src/modules/admin/session-plugin.js';
 import { enqueueMail } from '../../src/modules/mail/outbox.js';
 import { buildTestApp, DIALECTS, useTestApp, type Json } from '../helper.js';
 import { csrfOf, form, FORM, PASSWORD, postLogin, signIn } from './session.js';

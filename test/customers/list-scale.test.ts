@@ -6,7 +6,7 @@ import * as repository from '../../src/modules/customers/repository.js';
 import { listCustomers } from '../../src/modules/customers/service.js';
 import { formatCents } from '../../src/lib/money.js';
 import { BOOKINGS_PER_CUSTOMER } from '../../src/modules/customers/schemas.js';
-import { orderRow } from '../../src/modules/orders/create.js';
+import { orderRow } from '../../src/modules/orders/repository.js';
 import { customerRow, insertAgent, insertLocation, insertService } from '../fixtures.js';
 import { DIALECTS, useTestApp, type Json } from '../helper.js';
 

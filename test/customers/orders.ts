@@ -1,5 +1,5 @@
 import type { Db } from '../../src/db/database.js';
-import { orderRow } from '../../src/modules/orders/create.js';
+import { orderRow } from '../../src/modules/orders/repository.js';
 
 /** Orders and payments as stored, for customer stats tests (their endpoints belong to another module). */
 const AT = '2026-01-01T00:00:00.000Z';

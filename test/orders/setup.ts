@@ -1,27 +1,37 @@
 import { sql } from 'kysely';
 import type { Db } from '../../src/db/database.js';
-import { createOrderForBooking, type CreatedBookingOrder } from '../../src/modules/orders/create.js';
+import { nowIso } from '../../src/lib/time.js';
+import { insertBookingItems, insertBookingOrders } from '../../src/modules/orders/create.js';
 import { insertAgent, insertBooking, insertCustomer, insertLocation, insertService } from '../fixtures.js';
 
 export const API = '/booking-api/v1';
 
-export interface BookedOrder extends CreatedBookingOrder {
+export interface BookedOrder {
+  orderId: number;
+  orderItemId: number;
+  invoiceId: number;
   customerId: number;
   bookingId: number;
 }
 
-/** A booking and its order (item and open invoice), as the booking engineer's create makes them. */
+/**
+ * A booking and its order (item and open invoice), as POST /bookings makes them: the order first,
+ * then the booking naming it, then the item and the invoice.
+ */
 export async function bookedOrder(db: Db, options: { priceCents?: number; customerId?: number } = {}): Promise<BookedOrder> {
   const priceCents = options.priceCents ?? 5_000;
   const customerId = options.customerId ?? (await insertCustomer(db));
   const serviceId = await insertService(db);
   const agentId = await insertAgent(db);
   const locationId = await insertLocation(db);
-  const bookingId = await insertBooking(db, { serviceId, agentId, locationId, customerId }, { price_cents: priceCents });
-  const created = await db
-    .transaction()
-    .execute((trx) => createOrderForBooking(trx, { customerId, bookingId, priceCents, itemData: { booking_id: bookingId, service_id: serviceId } }));
-  return { ...created, customerId, bookingId };
+  return db.transaction().execute(async (trx) => {
+    const at = nowIso();
+    const [order] = await insertBookingOrders(trx, [{ customerId, priceCents }], at);
+    const orderId = order!.id;
+    const bookingId = await insertBooking(trx, { serviceId, agentId, locationId, customerId }, { price_cents: priceCents, order_id: orderId });
+    const [ids] = await insertBookingItems(trx, [{ orderId, bookingId, priceCents, itemData: { booking_id: bookingId, service_id: serviceId } }], at);
+    return { orderId, orderItemId: ids!.orderItemId, invoiceId: ids!.invoiceId, customerId, bookingId };
+  });
 }
 
 export async function bookingPaymentStatus(db: Db, bookingId: number): Promise<string> {

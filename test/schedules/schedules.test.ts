@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SITE_SCHEDULE, readSiteSchedule } from '../../src/modules/schedules/model.js';
+import { DEFAULT_SITE_SCHEDULE } from '../../src/modules/schedules/model.js';
+import { readSiteSchedule } from '../../src/modules/schedules/repository.js';
 import { insertAgent } from '../fixtures.js';
 import { DIALECTS, useTestApp } from '../helper.js';
 import { caller } from '../catalog/support.js';

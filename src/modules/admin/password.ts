@@ -2,7 +2,8 @@ import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:c
 import type { Db } from '../../db/database.js';
 import { AppError } from '../../core/errors.js';
 import { nowIso } from '../../lib/time.js';
-import { deleteAllSessions } from './sessions.js';
+import { readSetting, upsertSetting } from '../settings/index.js';
+import { deleteAllSessions } from './session-repository.js';
 
 /** Settings key of the admin password's scrypt hash. */
 export const ADMIN_PASSWORD_KEY = 'admin_password';
@@ -48,16 +49,11 @@ export async function setAdminPassword(db: Db, password: string): Promise<void> 
   const value = await hashPassword(password);
   const at = nowIso();
   await db.transaction().execute(async (trx) => {
-    await trx
-      .insertInto('settings')
-      .values({ key: ADMIN_PASSWORD_KEY, value, updated_at: at })
-      .onConflict((oc) => oc.column('key').doUpdateSet({ value, updated_at: at }))
-      .execute();
+    await upsertSetting(trx, ADMIN_PASSWORD_KEY, value, at);
     await deleteAllSessions(trx);
   });
 }
 
 export async function readPasswordHash(db: Db): Promise<string | undefined> {
-  const row = await db.selectFrom('settings').select('value').where('key', '=', ADMIN_PASSWORD_KEY).executeTakeFirst();
-  return row?.value;
+  return readSetting(db, ADMIN_PASSWORD_KEY);
 }

@@ -1,14 +1,10 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
-import cookie from '@fastify/cookie';
-import formbody from '@fastify/formbody';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { DateTime } from 'luxon';
 import { Type } from 'typebox';
 import type { App } from '../../core/app.js';
 import { isDatabaseUnavailable } from '../../db/database.js';
 import { validationDetails } from '../../http/error-handler.js';
-import { AppError } from '../../core/errors.js';
-import type { RateLimitStore } from '../../http/rate-limit-store.js';
+import { AppError, notFound } from '../../core/errors.js';
 import { Id, IdParams, MAX_INT32 } from '../../http/schemas.js';
 import { createKey, listKeys, revokeKey } from '../api-keys/index.js';
 import { countEntries, requestsPerKeySince, searchEntries, usagePerKeyHour, type AuditFilter, type StatusClass } from '../audit/index.js';
@@ -16,40 +12,16 @@ import { countOutbox, listOutbox } from '../mail/index.js';
 import { OUTBOX_STATUSES, type OutboxStatus } from '../mail/index.js';
 import { readSiteSchedule, WEEKDAYS, type Weekday } from '../schedules/index.js';
 import { changeSettings, getSettings, getTimezone, parseSetting, type SiteSettings } from '../settings/index.js';
-import { page } from './html.js';
-import type { SafeHtml } from '../../lib/html.js';
-import { readPasswordHash, verifyPassword } from './password.js';
+import { field, fields, formOf, sendPage } from './page-reply.js';
 import { bookingDetails, bookingMeta, calendarAgents, calendarBookings } from './repository.js';
 import { formatPeriods, localToIso, parseWeeklyForm, usageChart, writeSiteWeekly } from './service.js';
-import { createSession, deleteSession, findSession, SESSION_HOURS, type AdminSession } from './sessions.js';
+import { adminSession, type AdminOptions } from './session-plugin.js';
 import { bookingPage, calendarPage } from './views/calendar.js';
 import { EMPTY_KEY_FORM, keysPage, type KeyFormValues, type KeysView } from './views/keys.js';
 import { logPage, type LogFilterValues } from './views/log.js';
-import { loginPage, messagePage, outboxPage, settingsPage, type SettingsFormValues } from './views/other.js';
+import { messagePage, outboxPage, settingsPage, type SettingsFormValues } from './views/other.js';
 import { textPattern } from '../../http/text-patterns.js';
 
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** An admin route open without a session (the sign-in page). */
-    adminPublic?: boolean;
-  }
-  interface FastifyRequest {
-    /** The signed-in admin session, set on every admin route that is not public. */
-    adminSession: AdminSession | undefined;
-  }
-}
-
-export interface AdminOptions {
-  /** Counters for sign-in attempts; shared between instances when Redis is configured. */
-  rateLimits: RateLimitStore;
-}
-
-const SESSION_COOKIE = 'bk_admin_session';
-const LOGIN_COOKIE = 'bk_admin_login';
-const COOKIE_PATH = '/admin';
-/** Sign-in attempts per client IP and window. */
-export const LOGIN_ATTEMPTS = 10;
-const LOGIN_WINDOW_MS = 15 * 60_000;
 const LOG_PER_PAGE = 50;
 const OUTBOX_PER_PAGE = 50;
 const DAY_MS = 86_400_000;
@@ -74,82 +46,6 @@ const OutboxQuery = Type.Object({
   page: PageQuery,
 });
 
-/** A posted form; a JSON body is parsed too, so its values may be of any type. */
-type Form = Record<string, unknown>;
-
-function formOf(request: FastifyRequest): Form {
-  const body = request.body;
-  return typeof body === 'object' && body !== null ? (body as Form) : {};
-}
-
-/** A form field as one string ('' when absent or not text; the first when repeated). */
-function field(form: Form, name: string): string {
-  const value = form[name];
-  const first: unknown = Array.isArray(value) ? value[0] : value;
-  return typeof first === 'string' ? first : '';
-}
-
-/** Every text value of a form field. */
-function fields(form: Form, name: string): string[] {
-  const value = form[name];
-  return (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === 'string');
-}
-
-/** What a token this service issues looks like (24 or 32 random bytes, base64url). */
-const ISSUED_TOKEN = /^[\w-]{20,100}$/;
-
-function sameToken(sent: unknown, expected: string | undefined): boolean {
-  if (typeof sent !== 'string' || expected === undefined || !ISSUED_TOKEN.test(expected)) return false;
-  const a = Buffer.from(sent);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
-/**
- * Cookies are Secure when the request came over HTTPS, or when the service's public address is
- * HTTPS (TLS ends at a proxy in front of it): then a browser never sends them over plain HTTP.
- */
-function cookieOptions(request: FastifyRequest, publicUrl: string, maxAgeSeconds?: number) {
-  return {
-    path: COOKIE_PATH,
-    httpOnly: true,
-    sameSite: 'strict' as const,
-    secure: request.protocol === 'https' || publicUrl.startsWith('https:'),
-    ...(maxAgeSeconds === undefined ? {} : { maxAge: maxAgeSeconds }),
-  };
-}
-
-interface Render {
-  title: string;
-  body: SafeHtml;
-  active?: string;
-  status?: number;
-}
-
-/** Sends a page with headers that keep it out of caches and frames and limit scripts to its own. */
-function sendPage(request: FastifyRequest, reply: FastifyReply, render: Render): FastifyReply {
-  const nonce = randomBytes(16).toString('base64');
-  return reply
-    .status(render.status ?? 200)
-    .header(
-      'content-security-policy',
-      `default-src 'none'; script-src 'nonce-${nonce}'; style-src-elem 'nonce-${nonce}'; style-src-attr 'unsafe-inline'; img-src data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
-    )
-    .header('x-frame-options', 'DENY')
-    .header('referrer-policy', 'no-referrer')
-    .header('x-content-type-options', 'nosniff')
-    .type('text/html; charset=utf-8')
-    .send(
-      page({
-        title: render.title,
-        body: render.body,
-        nonce,
-        ...(render.active ? { active: render.active } : {}),
-        ...(request.adminSession ? { csrf: request.adminSession.csrfToken } : {}),
-      }),
-    );
-}
-
 function errorPage(error: FastifyError, request: FastifyRequest): { status: number; message: string } {
   if (error instanceof AppError) return { status: error.statusCode, message: error.message };
   if (error.validation) {
@@ -167,10 +63,6 @@ function errorPage(error: FastifyError, request: FastifyRequest): { status: numb
 /** The admin page: server-rendered HTML behind a password, mounted at /admin outside the API root. */
 export default async function adminRoutes(app: App, options: AdminOptions): Promise<void> {
   const { db } = app;
-  await app.register(cookie);
-  await app.register(formbody);
-  app.decorateRequest('adminSession', undefined);
-
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const { status, message } = errorPage(error, request);
     return sendPage(request, reply, { status, title: 'Error', body: messagePage(status === 404 ? 'Not found' : 'Error', message) });
@@ -178,69 +70,11 @@ export default async function adminRoutes(app: App, options: AdminOptions): Prom
   app.setNotFoundHandler((request, reply) =>
     sendPage(request, reply, { status: 404, title: 'Not found', body: messagePage('Not found', `There is no admin page ${request.url.split('?', 1)[0]}.`) }),
   );
-
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('cache-control', 'no-store');
-    if (request.routeOptions.config.adminPublic) return;
-    const token = request.cookies[SESSION_COOKIE];
-    const session = token ? await findSession(db, token, new Date()) : undefined;
-    if (!session) return reply.redirect('/admin/login', 303);
-    request.adminSession = session;
-  });
-
-  // Every form carries a token that a page of another site cannot know (synchroniser token with
-  // the session; before sign-in, a double-submit cookie).
-  app.addHook('preValidation', async (request) => {
-    if (request.method === 'GET' || request.method === 'HEAD') return;
-    const expected = request.routeOptions.config.adminPublic ? request.cookies[LOGIN_COOKIE] : request.adminSession?.csrfToken;
-    if (!sameToken(formOf(request)._csrf, expected)) {
-      throw new AppError('forbidden', 'This form has expired or did not come from this page. Reload the page and try again.');
-    }
-  });
+  await adminSession(app, options);
 
   const hidden = { hide: true };
 
   app.get('/', { schema: hidden }, async (_request, reply) => reply.redirect('/admin/keys', 303));
-
-  // ---- Sign in and out -------------------------------------------------------------------
-  const showLogin = async (request: FastifyRequest, reply: FastifyReply, status = 200, error?: string) => {
-    let csrf = request.cookies[LOGIN_COOKIE];
-    if (!csrf || !ISSUED_TOKEN.test(csrf)) {
-      csrf = randomBytes(24).toString('base64url');
-      reply.setCookie(LOGIN_COOKIE, csrf, cookieOptions(request, app.appConfig.publicUrl));
-    }
-    const passwordSet = (await readPasswordHash(db)) !== undefined;
-    return sendPage(request, reply, { status, title: 'Sign in', body: loginPage({ csrf, passwordSet, ...(error ? { error } : {}) }) });
-  };
-
-  app.get('/login', { config: { adminPublic: true }, schema: hidden }, async (request, reply) => {
-    const token = request.cookies[SESSION_COOKIE];
-    if (token && (await findSession(db, token, new Date()))) return reply.redirect('/admin/keys', 303);
-    return showLogin(request, reply);
-  });
-
-  app.post('/login', { config: { adminPublic: true }, schema: hidden }, async (request, reply) => {
-    const now = Date.now();
-    const decision = await options.rateLimits.consume(`adminlogin:${request.ip}`, [{ limit: LOGIN_ATTEMPTS, durationMs: LOGIN_WINDOW_MS }], now);
-    if (!decision.allowed) {
-      const retryAfter = Math.max(1, Math.ceil(((decision.windows[0]?.resetAt ?? now) - now) / 1000));
-      reply.header('retry-after', String(retryAfter));
-      return showLogin(request, reply, 429, `Too many sign-in attempts from this address. Try again in ${Math.ceil(retryAfter / 60)} minute(s).`);
-    }
-    const stored = await readPasswordHash(db);
-    const password = field(formOf(request), 'password');
-    if (!stored || !(await verifyPassword(password, stored))) return showLogin(request, reply, 401, 'Wrong password.');
-    const { token } = await createSession(db, new Date(now));
-    reply.setCookie(SESSION_COOKIE, token, cookieOptions(request, app.appConfig.publicUrl, SESSION_HOURS * 3600));
-    reply.clearCookie(LOGIN_COOKIE, { path: COOKIE_PATH });
-    return reply.redirect('/admin/keys', 303);
-  });
-
-  app.post('/logout', { schema: hidden }, async (request, reply) => {
-    if (request.adminSession) await deleteSession(db, request.adminSession.id);
-    reply.clearCookie(SESSION_COOKIE, { path: COOKIE_PATH });
-    return reply.redirect('/admin/login', 303);
-  });
 
   // ---- API keys --------------------------------------------------------------------------
   const showKeys = async (request: FastifyRequest, reply: FastifyReply, extra: Partial<KeysView> & { status?: number } = {}) => {
@@ -363,7 +197,7 @@ export default async function adminRoutes(app: App, options: AdminOptions): Prom
   app.get('/bookings/:id', { schema: { ...hidden, params: IdParams } }, async (request, reply) => {
     const { id } = request.params;
     const booking = await bookingDetails(db, id);
-    if (!booking) throw new AppError('booking_not_found', `Booking ${id} was not found.`);
+    if (!booking) throw notFound('booking_not_found', 'Booking', id);
     const [meta, zone] = await Promise.all([bookingMeta(db, id), getTimezone(db)]);
     return sendPage(request, reply, { title: `Booking #${id}`, active: '/admin/calendar', body: bookingPage(booking, meta, zone) });
   });

@@ -1,9 +1,8 @@
 import { DateTime } from 'luxon';
 import type { Db } from '../../db/database.js';
 import { AppError } from '../../core/errors.js';
-import { nowIso } from '../../lib/time.js';
 import type { HourlyUsage } from '../audit/index.js';
-import { PERIOD_END, PERIOD_START, readSiteSchedule, SITE_SCHEDULE_KEY, WEEKDAYS, type Period, type Schedule, type Weekday, type Weekly } from '../schedules/index.js';
+import { PERIOD_END, PERIOD_START, readSiteSchedule, WEEKDAYS, writeSiteSchedule, type Period, type Schedule, type Weekday, type Weekly } from '../schedules/index.js';
 
 /**
  * Checks one weekday's periods: each HH:MM to HH:MM with start before end, and no two
@@ -62,13 +61,7 @@ export async function writeSiteWeekly(db: Db, weekly: Weekly): Promise<Schedule>
     if (problem) throw new AppError('validation_failed', `${day}: ${problem}`, { [day]: problem });
   }
   const schedule: Schedule = { ...(await readSiteSchedule(db)), weekly };
-  const value = JSON.stringify(schedule);
-  const at = nowIso();
-  await db
-    .insertInto('settings')
-    .values({ key: SITE_SCHEDULE_KEY, value, updated_at: at })
-    .onConflict((oc) => oc.column('key').doUpdateSet({ value, updated_at: at }))
-    .execute();
+  await writeSiteSchedule(db, schedule);
   return schedule;
 }
 

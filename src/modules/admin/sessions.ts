@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '../../db/database.js';
+import { deleteExpiredSessions, findLiveSession, insertSession } from './session-repository.js';
 
 export const SESSION_HOURS = 12;
 
@@ -26,28 +27,12 @@ export async function createSession(db: Db, now: Date): Promise<{ token: string;
     expiresAt: new Date(now.getTime() + SESSION_HOURS * 3_600_000).toISOString(),
   };
   // Expired sessions are swept here, at the only moment a new one appears.
-  await db.deleteFrom('admin_sessions').where('expires_at', '<', now.toISOString()).execute();
-  await db
-    .insertInto('admin_sessions')
-    .values({ id: session.id, csrf_token: session.csrfToken, created_at: now.toISOString(), expires_at: session.expiresAt })
-    .execute();
+  await deleteExpiredSessions(db, now.toISOString());
+  await insertSession(db, { id: session.id, csrf_token: session.csrfToken, created_at: now.toISOString(), expires_at: session.expiresAt });
   return { token, session };
 }
 
 export async function findSession(db: Db, token: string, now: Date): Promise<AdminSession | undefined> {
-  const row = await db
-    .selectFrom('admin_sessions')
-    .select(['id', 'csrf_token', 'expires_at'])
-    .where('id', '=', hashToken(token))
-    .where('expires_at', '>', now.toISOString())
-    .executeTakeFirst();
+  const row = await findLiveSession(db, hashToken(token), now.toISOString());
   return row && { id: row.id, csrfToken: row.csrf_token, expiresAt: row.expires_at };
-}
-
-export async function deleteSession(db: Db, id: string): Promise<void> {
-  await db.deleteFrom('admin_sessions').where('id', '=', id).execute();
-}
-
-export async function deleteAllSessions(db: Db): Promise<void> {
-  await db.deleteFrom('admin_sessions').execute();
 }

@@ -1,2 +1,2 @@
 export { default as agentRoutes } from './routes.js';
-export { insertAgent, setAgentLocations, setAgentServices } from './repository.js';
+export { findAgentByEmail, insertAgent, setAgentLocations, setAgentServices } from './repository.js';

@@ -201,3 +201,8 @@ export function locationsOf(db: Db, agentIds: readonly number[]) {
     .orderBy('locations.id')
     .execute();
 }
+
+/** A live agent with the (lower-case) email, compared case-insensitively. */
+export function findAgentByEmail(db: Db, emailLower: string): Promise<{ id: number } | undefined> {
+  return db.selectFrom('agents').select('id').where(sql`lower(email)`, '=', emailLower).where('deleted_at', 'is', null).executeTakeFirst();
+}

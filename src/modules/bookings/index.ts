@@ -2,3 +2,4 @@ export { loadDetail, type BookingView } from './present.js';
 export { default as bookingRoutes } from './routes.js';
 export { type BookingStatus } from './table.js';
 export { TRANSITIONS, updateBooking } from './update.js';
+export { anyBookingNames, bookingAccessByCode, upcomingBookingCount, type CatalogRef } from './repository.js';

@@ -422,3 +422,29 @@ export function pageIdsQuery(db: Db, filters: ListFilters, sort: ListSort, direc
   }
   return page.limit(limit).offset(offset);
 }
+
+/** A bookings column that names a catalog record. */
+export type CatalogRef = 'agent_id' | 'service_id' | 'location_id';
+
+/** How many bookings that are not cancelled name the record and end after `at`. */
+export async function upcomingBookingCount(db: Db, column: CatalogRef, id: number, at: string): Promise<number> {
+  const { upcoming } = await db
+    .selectFrom('bookings')
+    .select((eb) => eb.fn.countAll<number>().as('upcoming'))
+    .where(column, '=', id)
+    .where('status', '!=', 'cancelled')
+    .where('end_at', '>', at)
+    .executeTakeFirstOrThrow();
+  return Number(upcoming);
+}
+
+/** Whether any booking, of any time and status, names the record. */
+export async function anyBookingNames(db: Db, column: CatalogRef, id: number): Promise<boolean> {
+  const referenced = await db.selectFrom('bookings').select('id').where(column, '=', id).limit(1).executeTakeFirst();
+  return referenced !== undefined;
+}
+
+/** The booking with the code, with the key its manage links carry. */
+export function bookingAccessByCode(db: Db, code: string): Promise<{ id: number; access_key: string } | undefined> {
+  return db.selectFrom('bookings').select(['id', 'access_key']).where('booking_code', '=', code).executeTakeFirst();
+}

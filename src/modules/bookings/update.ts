@@ -1,13 +1,14 @@
 import type { Db } from '../../db/database.js';
 import { lockedTransaction } from '../../db/transactions.js';
-import { AppError } from '../../core/errors.js';
+import { AppError, notFound } from '../../core/errors.js';
 import { nowIso } from '../../lib/time.js';
 import { inZone } from '../availability/index.js';
 import { findService } from '../availability/index.js';
 import { slotContext } from '../availability/index.js';
 import { setBookingItemData } from '../orders/index.js';
-import { repriceBooking } from '../orders/index.js';
-import { assertEmailFree, findCustomer, updateBookingCustomer, type CustomerChanges } from './customers.js';
+import { repriceBooking, updateOrder } from '../orders/index.js';
+import { findCustomerContact } from '../customers/index.js';
+import { assertEmailFree, updateBookingCustomer, type CustomerChanges } from './customers.js';
 import { loadDetail, servicePriceCents, type BookingView } from './present.js';
 import { checkMergedMeta } from './request.js';
 import * as repository from './repository.js';
@@ -62,7 +63,7 @@ const LOCKED_TOO_LITTLE = Symbol('locked too little');
 export async function updateBooking(handle: Handle, id: number, update: BookingUpdate, mayManageCompleted: boolean): Promise<BookingView> {
   for (;;) {
     const current = await repository.findBooking(handle.db, id);
-    if (!current) throw new AppError('booking_not_found', `Booking ${id} does not exist`);
+    if (!current) throw notFound('booking_not_found', 'Booking', id);
     const keys: LockKey[] = [{ shared: CATALOG_LOCK }, bookingLock(id), agentLock(current.agent_id), agentLock(update.agentId ?? current.agent_id)];
     if (update.customer.email !== undefined) keys.push(emailLock(update.customer.email));
     // Changing the customer's own fields is a customer update; only referring to one is shared.
@@ -74,7 +75,7 @@ export async function updateBooking(handle: Handle, id: number, update: BookingU
     if (current.order_id !== null) keys.push(orderLock(current.order_id));
     const result = await lockedTransaction(handle, keys, async (trx) => {
       const booking = await repository.findBooking(trx, id);
-      if (!booking) throw new AppError('booking_not_found', `Booking ${id} does not exist`);
+      if (!booking) throw notFound('booking_not_found', 'Booking', id);
       // Another request gave it an agent, or a customer whose fields this changes, whose lock
       // this transaction does not hold: choose the locks again.
       if (booking.agent_id !== current.agent_id || booking.customer_id !== current.customer_id) return LOCKED_TOO_LITTLE;
@@ -150,7 +151,7 @@ async function applyUpdate(
   }
 
   const customerId = update.customerId ?? booking.customer_id;
-  if (update.customerId !== undefined && !(await findCustomer(trx, update.customerId))) {
+  if (update.customerId !== undefined && !(await findCustomerContact(trx, update.customerId))) {
     throw new AppError('invalid_request', `customer ${update.customerId} does not exist`, { customer_id: 'does not exist' });
   }
   if (update.customer.email !== undefined) await assertEmailFree(trx, update.customer.email, customerId);
@@ -172,7 +173,7 @@ async function applyUpdate(
   });
   if (booking.order_id !== null) {
     if (customerId !== booking.customer_id) {
-      await trx.updateTable('orders').set({ customer_id: customerId, updated_at: nowIso() }).where('id', '=', booking.order_id).execute();
+      await updateOrder(trx, booking.order_id, { customer_id: customerId, updated_at: nowIso() });
     }
     if (priceCents !== undefined && priceCents !== booking.price_cents) {
       await repriceBooking(trx, booking.order_id, booking.id, priceCents, nowIso());

@@ -3,13 +3,13 @@ import { lockedTransaction } from '../../db/transactions.js';
 import { AppError, type ErrorCode } from '../../core/errors.js';
 import { nowIso } from '../../lib/time.js';
 import { CATALOG_LOCK } from '../../core/locks.js';
+import { anyBookingNames, upcomingBookingCount, type CatalogRef } from '../bookings/index.js';
 
-type BookingRef = 'agent_id' | 'service_id' | 'location_id';
 type InUseCode = Extract<ErrorCode, 'agent_has_bookings' | 'service_has_bookings' | 'location_has_bookings'>;
 
 /** How one kind of record (agent, service, location) leaves the catalog. */
 export interface Removal {
-  column: BookingRef;
+  column: CatalogRef;
   code: InUseCode;
   what: string;
   /** Whether a record with the id exists and is not deleted. */
@@ -33,20 +33,13 @@ export async function deleteUnlessBooked(db: Db, removal: Removal, id: number): 
   return lockedTransaction({ db, dialect: dialectOfDb(db) }, [CATALOG_LOCK], async (trx) => {
     if (!(await removal.exists(trx, id))) return false;
     const at = nowIso();
-    const { upcoming } = await trx
-      .selectFrom('bookings')
-      .select((eb) => eb.fn.countAll<number>().as('upcoming'))
-      .where(removal.column, '=', id)
-      .where('status', '!=', 'cancelled')
-      .where('end_at', '>', at)
-      .executeTakeFirstOrThrow();
-    if (Number(upcoming) > 0) {
+    const upcoming = await upcomingBookingCount(trx, removal.column, id, at);
+    if (upcoming > 0) {
       throw new AppError(removal.code, `${removal.what} ${id} has ${upcoming} upcoming booking(s); cancel or move them first`, {
-        upcoming_bookings: Number(upcoming),
+        upcoming_bookings: upcoming,
       });
     }
-    const referenced = await trx.selectFrom('bookings').select('id').where(removal.column, '=', id).limit(1).executeTakeFirst();
-    if (referenced) await removal.retire(trx, id, at);
+    if (await anyBookingNames(trx, removal.column, id)) await removal.retire(trx, id, at);
     else await removal.remove(trx, id);
     return true;
   });

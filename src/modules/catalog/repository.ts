@@ -182,3 +182,8 @@ export function locationsOf(db: Db, serviceIds: readonly number[]) {
     .orderBy('locations.id')
     .execute();
 }
+
+/** The first live service with the name, by id. */
+export function findServiceByName(db: Db, name: string): Promise<{ id: number } | undefined> {
+  return db.selectFrom('services').select('id').where('name', '=', name).where('deleted_at', 'is', null).orderBy('id').executeTakeFirst();
+}

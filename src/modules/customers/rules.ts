@@ -1,5 +1,6 @@
 import { DateTime } from 'luxon';
 import type { Updateable } from 'kysely';
+import { AppError } from '../../core/errors.js';
 import { countryCode } from './countries.js';
 import type { CustomersTable } from './table.js';
 
@@ -206,4 +207,16 @@ export function mergeCustomFields(
     else merged[key] = value;
   }
   return merged;
+}
+
+/**
+ * Contract §3: the refusal of an email in use. `existingId` is the customer who has it; where
+ * that is not known (another request committed it meanwhile), POST /customers leaves the detail
+ * out (undefined) and the bookings API reports it as null.
+ */
+export function emailTaken(email: string, existingId: number | null | undefined): AppError {
+  return new AppError('email_already_exists', `A customer with the email ${email} already exists`, {
+    email,
+    ...(existingId === undefined ? {} : { existing_customer_id: existingId }),
+  });
 }

@@ -11,7 +11,7 @@ import { enqueueMail } from '../mail/index.js';
 import { getTimezone } from '../settings/index.js';
 import * as repository from './repository.js';
 import type { CustomerBookingRow, CustomerFilters, CustomerRow } from './repository.js';
-import { cleanCustomerInput, mergeCustomFields, type CleanedInput } from './rules.js';
+import { cleanCustomerInput, emailTaken, mergeCustomFields, type CleanedInput } from './rules.js';
 import {
   BOOKINGS_PER_CUSTOMER,
   INCLUDES,
@@ -274,13 +274,6 @@ export async function getCustomer(db: Db, id: number, include: ReadonlySet<Inclu
 export interface CreatedCustomer extends CustomerDetailView {
   user_id: null;
   welcome_email_sent: boolean;
-}
-
-function emailTaken(email: string, existingId: number | undefined): AppError {
-  return new AppError('email_already_exists', `A customer with the email ${email} already exists`, {
-    email,
-    ...(existingId === undefined ? {} : { existing_customer_id: existingId }),
-  });
 }
 
 /** data_inconsistency details for preferred agent/location ids that are missing or inactive. */

@@ -1,10 +1,9 @@
-import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { nowIso } from '../../lib/time.js';
 import * as agents from '../agents/index.js';
 import * as catalog from '../catalog/index.js';
+import * as customers from '../customers/index.js';
 import * as locations from '../locations/index.js';
-import { readableCode } from '../../lib/random.js';
 import type { Schedule, Weekly } from '../schedules/index.js';
 
 const span = (start: string, end: string) => ({ start, end });
@@ -136,7 +135,7 @@ export async function seedDemo(db: Db): Promise<SeedCounts> {
 
     const locationIds = new Map<string, number>();
     for (const l of DEMO.locations) {
-      let row = await trx.selectFrom('locations').select('id').where('name', '=', l.name).where('deleted_at', 'is', null).orderBy('id').executeTakeFirst();
+      let row = await locations.findLocationByName(trx, l.name);
       if (!row) {
         row = await locations.insertLocation(trx, {
           name: l.name,
@@ -155,7 +154,7 @@ export async function seedDemo(db: Db): Promise<SeedCounts> {
 
     const serviceIds = new Map<string, number>();
     for (const s of DEMO.services) {
-      let row = await trx.selectFrom('services').select('id').where('name', '=', s.name).where('deleted_at', 'is', null).orderBy('id').executeTakeFirst();
+      let row = await catalog.findServiceByName(trx, s.name);
       if (!row) {
         row = await catalog.insertService(trx, {
           name: s.name,
@@ -182,7 +181,7 @@ export async function seedDemo(db: Db): Promise<SeedCounts> {
     }
 
     for (const a of DEMO.agents) {
-      const existing = await trx.selectFrom('agents').select('id').where(sql`lower(email)`, '=', a.email).where('deleted_at', 'is', null).executeTakeFirst();
+      const existing = await agents.findAgentByEmail(trx, a.email);
       if (existing) continue;
       const agent = await agents.insertAgent(trx, {
         first_name: a.first_name,
@@ -211,24 +210,9 @@ export async function seedDemo(db: Db): Promise<SeedCounts> {
 
     for (const c of DEMO.customers) {
       const email_lower = c.email.toLowerCase();
-      const existing = await trx.selectFrom('customers').select('id').where('email_lower', '=', email_lower).executeTakeFirst();
-      if (existing) continue;
-      await trx
-        .insertInto('customers')
-        .values({
-          customer_code: `CUS-${readableCode()}`,
-          first_name: c.first_name,
-          last_name: c.last_name,
-          email: c.email,
-          email_lower,
-          phone: c.phone,
-          status: 'active',
-          custom_fields: '{}',
-          is_guest: 0,
-          created_at: at,
-          updated_at: at,
-        })
-        .execute();
+      const existing = await customers.findCustomerIdByEmail(trx, email_lower);
+      if (existing !== undefined) continue;
+      await customers.insertCustomer(trx, customers.newCustomerRow({ first_name: c.first_name, last_name: c.last_name, email: c.email, email_lower, phone: c.phone }, at));
       created.customers++;
     }
     return created;

@@ -1,2 +1,2 @@
 export { default as locationRoutes } from './routes.js';
-export { insertLocation } from './repository.js';
+export { findLocationByName, insertLocation } from './repository.js';

@@ -65,3 +65,8 @@ export const locationRemoval: Removal = {
     await trx.updateTable('locations').set({ status: 'inactive', deleted_at: at, updated_at: at }).where('id', '=', id).execute();
   },
 };
+
+/** The first live location with the name, by id. */
+export function findLocationByName(db: Db, name: string): Promise<{ id: number } | undefined> {
+  return db.selectFrom('locations').select('id').where('name', '=', name).where('deleted_at', 'is', null).orderBy('id').executeTakeFirst();
+}

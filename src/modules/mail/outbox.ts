@@ -1,5 +1,6 @@
 import type { Db } from '../../db/database.js';
 import { nowIso } from '../../lib/time.js';
+import { insertOutboxRow, insertOutboxRows } from './repository.js';
 import type { MailKind } from './table.js';
 import type { MailPayload } from './templates.js';
 
@@ -33,13 +34,12 @@ function outboxRow(mail: OutgoingMail, at: string) {
  * the mail is about, so that the mail exists exactly when the change does (contract §9).
  */
 export async function enqueueMail(db: Db, mail: OutgoingMail): Promise<number> {
-  const { id } = await db.insertInto('outbox').values(outboxRow(mail, nowIso())).returning('id').executeTakeFirstOrThrow();
-  return id;
+  return insertOutboxRow(db, outboxRow(mail, nowIso()));
 }
 
 /** enqueueMail for several mails, in one statement. */
 export async function enqueueMails(db: Db, mails: readonly OutgoingMail[]): Promise<void> {
   if (mails.length === 0) return;
   const at = nowIso();
-  await db.insertInto('outbox').values(mails.map((mail) => outboxRow(mail, at))).execute();
+  await insertOutboxRows(db, mails.map((mail) => outboxRow(mail, at)));
 }

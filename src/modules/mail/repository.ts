@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { OutboxStatus, OutboxTable } from './table.js';
 
@@ -85,4 +85,15 @@ export async function countOutbox(db: Db, status?: OutboxStatus): Promise<number
   if (status !== undefined) select = select.where('status', '=', status);
   const { n } = await select.executeTakeFirstOrThrow();
   return Number(n);
+}
+
+/** Adds one mail to the outbox; its id. */
+export async function insertOutboxRow(db: Db, row: Insertable<OutboxTable>): Promise<number> {
+  const { id } = await db.insertInto('outbox').values(row).returning('id').executeTakeFirstOrThrow();
+  return id;
+}
+
+/** Adds mails to the outbox, in one statement. */
+export async function insertOutboxRows(db: Db, rows: readonly Insertable<OutboxTable>[]): Promise<void> {
+  await db.insertInto('outbox').values(rows).execute();
 }

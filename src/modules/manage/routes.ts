@@ -5,7 +5,7 @@ import { Type, type Static } from 'typebox';
 import type { App } from '../../core/app.js';
 import { AppError } from '../../core/errors.js';
 import { html, SafeHtml } from '../../lib/html.js';
-import { loadDetail, type BookingView } from '../bookings/index.js';
+import { bookingAccessByCode, loadDetail, type BookingView } from '../bookings/index.js';
 import { TRANSITIONS, updateBooking } from '../bookings/index.js';
 import { manageKey } from '../manage-links/index.js';
 
@@ -94,7 +94,7 @@ export default async function manageRoutes(app: App, options: { publicUrl: strin
 
   /** The booking the link names, or undefined for an unknown code or a wrong key. */
   async function bookingFor(code: string, access: Access): Promise<BookingView | undefined> {
-    const row = await app.db.selectFrom('bookings').select(['id', 'access_key']).where('booking_code', '=', code).executeTakeFirst();
+    const row = await bookingAccessByCode(app.db, code);
     return row && keyMatches(access, row.access_key) ? loadDetail(app.db, row.id, handle.publicUrl) : undefined;
   }
 

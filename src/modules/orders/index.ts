@@ -5,4 +5,4 @@ export { default as orderRoutes } from './routes.js';
 export { Transaction, TRANSACTION_STATUSES, type TransactionView } from './schemas.js';
 export { closeOrderOfDeletedBooking, repriceBooking, syncPaymentStatus, underOrderLocks, type DataSource } from './service.js';
 export { type OrdersTable, type TransactionsTable } from './table.js';
-export { customerExists, findOrder, findTransaction, firstBookingOfOrder, insertTransaction, listTransactions, updateTransaction, type TransactionRow } from './repository.js';
+export { customerExists, findOrder, updateOrder, findTransaction, firstBookingOfOrder, insertTransaction, listTransactions, updateTransaction, type TransactionRow } from './repository.js';

@@ -1,6 +1,8 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Database, Db } from '../../db/database.js';
 import { offsetOf, type PageRequest } from '../../core/pagination.js';
+import { MAX_BULK_BOOKINGS } from '../../core/limits.js';
+import { prepareRowsQuery } from '../../db/prepared.js';
 import type { InvoicesTable, OrderItemsTable, OrdersTable, TransactionsTable } from './table.js';
 import { renewAccessKeys } from '../manage-links/index.js';
 
@@ -183,3 +185,124 @@ export async function succeededCents(db: Db, orderId: number): Promise<number> {
   return Number(paid);
 }
 
+// --- New bookings' orders ----------------------------------------------------------------------
+
+/** An open, unpaid order for one booking's price (contract §8). */
+export function orderRow(confirmationCode: string, customerId: number, priceCents: number, at: string) {
+  return {
+    confirmation_code: confirmationCode,
+    customer_id: customerId,
+    status: 'open' as const,
+    payment_status: 'not_paid' as const,
+    fulfillment_status: 'not_fulfilled' as const,
+    subtotal_cents: priceCents,
+    total_cents: priceCents,
+    tax_total_cents: 0,
+    discount_total_cents: 0,
+    coupon_code: null,
+    coupon_discount_cents: 0,
+    customer_comment: null,
+    notes: null,
+    ip_address: null,
+    source_id: null,
+    source_url: null,
+    created_at: at,
+    updated_at: at,
+  };
+}
+
+export function orderItemRow(orderId: number, bookingId: number, itemData: string, priceCents: number, at: string) {
+  return {
+    order_id: orderId,
+    booking_id: bookingId,
+    variant: 'booking' as const,
+    item_data: itemData,
+    quantity: 1,
+    subtotal_cents: priceCents,
+    total_cents: priceCents,
+    created_at: at,
+    updated_at: at,
+  };
+}
+
+export function invoiceRow(orderId: number, invoiceNumber: string, priceCents: number, at: string) {
+  return {
+    order_id: orderId,
+    invoice_number: invoiceNumber,
+    status: 'open' as const,
+    charge_amount_cents: priceCents,
+    payment_portion: 'full' as const,
+    due_at: null,
+    created_at: at,
+    updated_at: at,
+  };
+}
+
+// Building an insert of this many values costs more than running it: the inserts of new
+// bookings' orders, items and invoices are compiled once per number of bookings a request writes.
+const orderInserts = prepareRowsQuery(
+  { confirmationCode: true, customerId: true, priceCents: true, at: true },
+  MAX_BULK_BOOKINGS,
+  (trx: Db, rows: { confirmationCode: string; customerId: number; priceCents: number; at: string }[]) =>
+    trx
+      .insertInto('orders')
+      .values(rows.map((row) => orderRow(row.confirmationCode, row.customerId, row.priceCents, row.at)))
+      .returning(['id', 'confirmation_code']),
+);
+
+const itemInserts = prepareRowsQuery(
+  { orderId: true, bookingId: true, itemData: true, priceCents: true, at: true },
+  MAX_BULK_BOOKINGS,
+  (trx: Db, rows: { orderId: number; bookingId: number; itemData: string; priceCents: number; at: string }[]) =>
+    trx
+      .insertInto('order_items')
+      .values(rows.map((row) => orderItemRow(row.orderId, row.bookingId, row.itemData, row.priceCents, row.at)))
+      .returning(['id', 'order_id']),
+);
+
+const invoiceInserts = prepareRowsQuery(
+  { orderId: true, invoiceNumber: true, priceCents: true, at: true },
+  MAX_BULK_BOOKINGS,
+  (trx: Db, rows: { orderId: number; invoiceNumber: string; priceCents: number; at: string }[]) =>
+    trx
+      .insertInto('invoices')
+      .values(rows.map((row) => invoiceRow(row.orderId, row.invoiceNumber, row.priceCents, row.at)))
+      .returning(['id', 'invoice_number']),
+);
+
+export interface NewOrderRow {
+  confirmationCode: string;
+  customerId: number;
+  priceCents: number;
+  at: string;
+}
+
+/** Inserts one order per row, in one prepared statement; the rows' ids and codes, in any order. */
+export function insertOrderRows(trx: Db, rows: NewOrderRow[]): Promise<{ id: number; confirmation_code: string }[]> {
+  return orderInserts.execute(trx, rows);
+}
+
+export interface NewItemRow {
+  orderId: number;
+  bookingId: number;
+  itemData: string;
+  priceCents: number;
+  at: string;
+}
+
+/** Inserts one `booking` item per row, in one prepared statement; their ids and orders, in any order. */
+export function insertItemRows(trx: Db, rows: NewItemRow[]): Promise<{ id: number; order_id: number }[]> {
+  return itemInserts.execute(trx, rows);
+}
+
+export interface NewInvoiceRow {
+  orderId: number;
+  invoiceNumber: string;
+  priceCents: number;
+  at: string;
+}
+
+/** Inserts one open invoice per row, in one prepared statement; their ids and numbers, in any order. */
+export function insertInvoiceRows(trx: Db, rows: NewInvoiceRow[]): Promise<{ id: number; invoice_number: string }[]> {
+  return invoiceInserts.execute(trx, rows);
+}

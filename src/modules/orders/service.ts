@@ -262,7 +262,7 @@ export async function closeOrderOfDeletedBooking(trx: Db, orderId: number, at: s
 async function requireInvoice(db: Db, orderId: number, invoiceId: number): Promise<repository.InvoiceRow> {
   await requireOrder(db, orderId);
   const invoice = await repository.findInvoice(db, orderId, invoiceId);
-  if (!invoice) throw new AppError('invoice_not_found', `Invoice ${invoiceId} of order ${orderId} was not found`);
+  if (!invoice) throw notFound('invoice_not_found', 'Invoice', `${invoiceId} of order ${orderId}`);
   return invoice;
 }
 
@@ -336,7 +336,7 @@ export async function getOrderTransaction(db: Db, orderId: number, transactionId
   await requireOrder(db, orderId);
   const transaction = await repository.findTransaction(db, transactionId);
   if (!transaction || transaction.order_id !== orderId) {
-    throw new AppError('transaction_not_found', `Transaction ${transactionId} of order ${orderId} was not found`);
+    throw notFound('transaction_not_found', 'Transaction', `${transactionId} of order ${orderId}`);
   }
   return presentTransaction(transaction, await getTimezone(db));
 }

@@ -1,5 +1,3 @@
-import type { Db } from '../../db/database.js';
-
 /** "HH:MM" local wall-clock times; start < end within one day, where an end of 24:00 is the day's last moment. */
 export interface Period {
   start: string;
@@ -57,9 +55,4 @@ export function weekdayName(luxonWeekday: number): Weekday {
 
 export function parseSchedule(json: string): Schedule {
   return JSON.parse(json) as Schedule;
-}
-
-export async function readSiteSchedule(db: Db): Promise<Schedule> {
-  const row = await db.selectFrom('settings').select('value').where('key', '=', SITE_SCHEDULE_KEY).executeTakeFirst();
-  return row ? parseSchedule(row.value) : DEFAULT_SITE_SCHEDULE;
 }

@@ -1,6 +1,11 @@
 import type { Db } from '../../db/database.js';
 import { nowIso } from '../../lib/time.js';
-import { parseSchedule, SITE_SCHEDULE_KEY, type Schedule } from './model.js';
+import { DEFAULT_SITE_SCHEDULE, parseSchedule, SITE_SCHEDULE_KEY, type Schedule } from './model.js';
+
+export async function readSiteSchedule(db: Db): Promise<Schedule> {
+  const row = await db.selectFrom('settings').select('value').where('key', '=', SITE_SCHEDULE_KEY).executeTakeFirst();
+  return row ? parseSchedule(row.value) : DEFAULT_SITE_SCHEDULE;
+}
 
 export async function writeSiteSchedule(db: Db, schedule: Schedule): Promise<void> {
   const at = nowIso();

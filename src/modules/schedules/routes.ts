@@ -2,8 +2,8 @@ import type { App } from '../../core/app.js';
 import { DeletedData, envelopeB } from '../../core/envelope.js';
 import { notFound } from '../../core/errors.js';
 import { AUTH_ERRORS, errorResponses, IdParams } from '../../http/schemas.js';
-import { readSiteSchedule, type Schedule } from './model.js';
-import { readAgentSchedule, writeAgentSchedule, writeSiteSchedule } from './repository.js';
+import { type Schedule } from './model.js';
+import { readAgentSchedule, readSiteSchedule, writeAgentSchedule, writeSiteSchedule } from './repository.js';
 import { AgentScheduleResponse, ScheduleBody, SiteScheduleResponse } from './schemas.js';
 import { validateSchedule } from './service.js';
 

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { AppError } from '../../core/errors.js';
 import type { Db } from '../../db/database.js';
 import { localDateTime } from '../../lib/time.js';
+import { prepareQuery } from '../../db/prepared.js';
 
 /** Bookings re-expressed per statement by reexpressBookings. */
 const REEXPRESS_BATCH = 1000;
@@ -56,4 +57,48 @@ export async function reexpressBookings(db: Db, timezone: string): Promise<void>
     }
     after = (rows[rows.length - 1] as { id: number }).id;
   }
+}
+
+/** One setting's stored value, or undefined when it has none. */
+export async function readSetting(db: Db, key: string): Promise<string | undefined> {
+  const row = await db.selectFrom('settings').select('value').where('key', '=', key).executeTakeFirst();
+  return row?.value;
+}
+
+/** Stores one setting's value, replacing any. */
+export async function upsertSetting(db: Db, key: string, value: string, at: string): Promise<void> {
+  await db
+    .insertInto('settings')
+    .values({ key, value, updated_at: at })
+    .onConflict((oc) => oc.column('key').doUpdateSet({ value, updated_at: at }))
+    .execute();
+}
+
+/** Stores the values as they are, replacing any, in one statement. */
+export async function upsertSettings(db: Db, rows: readonly { key: string; value: string; updated_at: string }[]): Promise<void> {
+  await db
+    .insertInto('settings')
+    .values(rows)
+    .onConflict((oc) =>
+      oc.column('key').doUpdateSet((eb) => ({ value: eb.ref('excluded.value'), updated_at: eb.ref('excluded.updated_at') })),
+    )
+    .execute();
+}
+
+/** Stores the values of keys that have none; stored values stay as they are. */
+export async function insertMissingSettings(db: Db, rows: readonly { key: string; value: string; updated_at: string }[]): Promise<void> {
+  await db
+    .insertInto('settings')
+    .values(rows)
+    .onConflict((oc) => oc.column('key').doNothing())
+    .execute();
+}
+
+// Every booking write reads them.
+const allSettings = prepareQuery((db: Db) => db.selectFrom('settings').select(['key', 'value']));
+
+/** Every stored setting, by key (the site schedule and the admin password's hash too). */
+export async function storedSettings(db: Db): Promise<Map<string, string>> {
+  const rows = await allSettings.execute(db);
+  return new Map(rows.map((r) => [r.key, r.value]));
 }

@@ -1,12 +1,11 @@
 import { timezoneName } from '../../config.js';
 import { dialectOfDb, type Db } from '../../db/database.js';
 import { lockedTransaction } from '../../db/transactions.js';
-import { prepareQuery } from '../../db/prepared.js';
 import { AppError } from '../../core/errors.js';
 import { nowIso } from '../../lib/time.js';
 import { DEFAULT_SITE_SCHEDULE, parseSchedule, SITE_SCHEDULE_KEY, type Schedule } from '../schedules/index.js';
 import { CATALOG_LOCK } from '../../core/locks.js';
-import { reexpressBookings } from './repository.js';
+import { insertMissingSettings, readSetting, reexpressBookings, storedSettings, upsertSettings } from './repository.js';
 
 export interface SiteSettings {
   timezone: string;
@@ -62,22 +61,10 @@ export function parseSetting(key: SettingKey, raw: string | number): string | nu
 export async function initialiseSettings(db: Db, siteTimezone: string): Promise<void> {
   const at = nowIso();
   const initial: SiteSettings = { timezone: siteTimezone, ...DEFAULTS };
-  await db
-    .insertInto('settings')
-    .values([
-      ...SETTING_KEYS.map((key) => ({ key, value: String(initial[key]), updated_at: at })),
-      { key: SITE_SCHEDULE_KEY, value: JSON.stringify(DEFAULT_SITE_SCHEDULE), updated_at: at },
-    ])
-    .onConflict((oc) => oc.column('key').doNothing())
-    .execute();
-}
-
-// Every booking write reads them.
-const allSettings = prepareQuery((db: Db) => db.selectFrom('settings').select(['key', 'value']));
-
-async function storedSettings(db: Db): Promise<Map<string, string>> {
-  const rows = await allSettings.execute(db);
-  return new Map(rows.map((r) => [r.key, r.value]));
+  await insertMissingSettings(db, [
+    ...SETTING_KEYS.map((key) => ({ key, value: String(initial[key]), updated_at: at })),
+    { key: SITE_SCHEDULE_KEY, value: JSON.stringify(DEFAULT_SITE_SCHEDULE), updated_at: at },
+  ]);
 }
 
 function settingsOf(stored: Map<string, string>): SiteSettings {
@@ -100,8 +87,7 @@ export async function getSettingsAndSchedule(db: Db): Promise<{ settings: SiteSe
 }
 
 export async function getTimezone(db: Db): Promise<string> {
-  const row = await db.selectFrom('settings').select('value').where('key', '=', 'timezone').executeTakeFirst();
-  return row?.value ?? 'UTC';
+  return (await readSetting(db, 'timezone')) ?? 'UTC';
 }
 
 /**
@@ -124,11 +110,5 @@ export async function setSettings(db: Db, values: Partial<SiteSettings>): Promis
   const at = nowIso();
   const rows = Object.entries(values).map(([key, value]) => ({ key, value: String(value), updated_at: at }));
   if (rows.length === 0) return;
-  await db
-    .insertInto('settings')
-    .values(rows)
-    .onConflict((oc) =>
-      oc.column('key').doUpdateSet((eb) => ({ value: eb.ref('excluded.value'), updated_at: eb.ref('excluded.updated_at') })),
-    )
-    .execute();
+  await upsertSettings(db, rows);
 }

@@ -4,14 +4,14 @@ import { AppError } from '../../core/errors.js';
 import { nowIso } from '../../lib/time.js';
 import { inZone } from '../availability/index.js';
 import { findService } from '../availability/index.js';
-import { slotContext } from '../availability/index.js';
+import { freeCandidate, slotContext, startInstant, workingCandidates } from '../availability/index.js';
 import { setBookingItemData } from '../orders/index.js';
 import { repriceBooking } from '../orders/index.js';
 import { assertEmailFree, findCustomer, updateBookingCustomer, type CustomerChanges } from './customers.js';
 import { loadDetail, servicePriceCents, type BookingView } from './present.js';
 import { checkMergedMeta } from './request.js';
 import * as repository from './repository.js';
-import { bookingChanges, bookingItemData, freeCandidate, mailAbout, requireAgent, requireLocation, requireService, spanColumns, startInstant, workingCandidates, type Handle } from './service.js';
+import { bookingChanges, bookingItemData, mailAbout, requireAgent, requireLocation, requireService, spanColumns, type Handle } from './service.js';
 import type { BookingStatus } from './table.js';
 import { agentLock, bookingLock, CATALOG_LOCK, customerLock, emailLock, type LockKey, orderLock } from '../../core/locks.js';
 import { newAccessKey } from '../manage-links/index.js';
@@ -142,7 +142,7 @@ async function applyUpdate(
         { date: startDate, time: startLocal.toFormat('HH:mm') },
         start,
         service,
-        { context, lockedAgents: new Set([agentId]), pending: [], pendingEmails: new Set() },
+        { context, pending: [] },
         booking.id,
       );
     }

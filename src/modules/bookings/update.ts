@@ -11,7 +11,8 @@ import { assertEmailFree, findCustomer, updateBookingCustomer, type CustomerChan
 import { loadDetail, servicePriceCents, type BookingView } from './present.js';
 import { checkMergedMeta } from './request.js';
 import * as repository from './repository.js';
-import { bookingChanges, bookingItemData, mailAbout, requireAgent, requireLocation, requireService, spanColumns, type Handle } from './service.js';
+import { requireAgent, requireLocation, requireService } from './checks.js';
+import { bookingChanges, bookingItemData, mailAbout, spanColumns, type Handle } from './service.js';
 import type { BookingStatus } from './table.js';
 import { agentLock, bookingLock, CATALOG_LOCK, customerLock, emailLock, type LockKey, orderLock } from '../../core/locks.js';
 import { newAccessKey } from '../manage-links/index.js';

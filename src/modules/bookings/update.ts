@@ -12,8 +12,9 @@ import { loadDetail, servicePriceCents, type BookingView } from './present.js';
 import { checkMergedMeta } from './request.js';
 import * as repository from './repository.js';
 import { requireAgent, requireLocation, requireService } from './checks.js';
-import { bookingChanges, bookingItemData, mailAbout, spanColumns, type Handle } from './service.js';
+import { bookingChanges, mailAbout, type Handle } from './service.js';
 import type { BookingStatus } from './table.js';
+import { bookingItemData, spanColumns } from './written.js';
 import { agentLock, bookingLock, CATALOG_LOCK, customerLock, emailLock, type LockKey, orderLock } from '../../core/locks.js';
 import { newAccessKey } from '../manage-links/index.js';
 

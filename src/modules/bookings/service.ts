@@ -16,7 +16,7 @@ import {
   type ChoiceOptions,
   type SlotContext,
 } from '../availability/index.js';
-import { enqueueMail, enqueueMails, type OutgoingMail } from '../mail/index.js';
+import { bookingMail, enqueueMails } from '../mail/index.js';
 import { insertBookingItems, insertBookingOrders, type NewBookingOrder } from '../orders/index.js';
 import { closeOrderOfDeletedBooking } from '../orders/index.js';
 import { getSettingsAndSchedule } from '../settings/index.js';
@@ -105,59 +105,6 @@ export async function prepareBooking(db: Db, request: BookingRequest, options: P
   };
 }
 
-/** The mail about a booking to its customer, or undefined for a customer without an email. */
-function mailOf(booking: BookingView, kind: 'booking_confirmation' | 'booking_change', changes: string[] = []): OutgoingMail | undefined {
-  const recipient = booking.customer.email;
-  // A booking created cancelled (recorded after the fact) confirms nothing to its customer.
-  if (!recipient || (kind === 'booking_confirmation' && booking.status === 'cancelled')) return undefined;
-  const when = `${booking.start_date} ${booking.start_time}`;
-  return {
-    kind,
-    recipient,
-    subject:
-      kind === 'booking_confirmation'
-        ? `Your booking ${booking.booking_code}: ${booking.service_name} on ${when}`
-        : `Your booking ${booking.booking_code} has changed: ${booking.service_name} on ${when}`,
-    payload: {
-      booking_id: booking.id,
-      booking_code: booking.booking_code,
-      status: booking.status,
-      customer_name: booking.customer.full_name,
-      service_name: booking.service_name,
-      agent_name: booking.agent.full_name,
-      location_name: booking.location.name,
-      start_date: booking.start_date,
-      start_time: booking.start_time,
-      end_time: booking.end_time,
-      timezone: booking.timezone,
-      price: booking.price,
-      manage_url: booking.manage_booking_for_customer ?? undefined,
-      ...(changes.length > 0 ? { changes } : {}),
-    },
-  };
-}
-
-/** What a change notice lists: each fact the customer sees that differs, as "Time: 09:00–10:00 → 10:00–11:00". */
-export function bookingChanges(before: BookingView, after: BookingView): string[] {
-  const facts = (b: BookingView): [string, string][] => [
-    ['Service', b.service_name],
-    ['Date', b.start_date],
-    ['Time', `${b.start_time}–${b.end_time}`],
-    ['With', b.agent.full_name],
-    ['Where', b.location.name],
-    ['Status', b.status],
-    ['Price', b.price],
-  ];
-  const old = new Map(facts(before));
-  return facts(after).flatMap(([label, value]) => (old.get(label) === value ? [] : [`${label}: ${old.get(label) ?? ''} → ${value}`]));
-}
-
-export async function mailAbout(db: Db, booking: BookingView, kind: 'booking_confirmation' | 'booking_change', changes: string[] = []): Promise<boolean> {
-  const mail = mailOf(booking, kind, changes);
-  if (mail) await enqueueMail(db, mail);
-  return mail !== undefined;
-}
-
 /**
  * Writes prepared bookings with their new customers, metadata, orders, items, invoices and
  * confirmation mails, each kind in one statement for all of them, and returns each as
@@ -207,7 +154,7 @@ export async function writeBookings(
     at,
   );
   const views = written.map((one) => writtenView(one, options.publicUrl));
-  const mails = options.sendConfirmation ? views.map((view) => mailOf(view, 'booking_confirmation')) : [];
+  const mails = options.sendConfirmation ? views.map((view) => bookingMail(view, 'booking_confirmation')) : [];
   await enqueueMails(db, mails.filter((mail) => mail !== undefined));
   return views.map((booking, index) => ({ booking, confirmationSent: mails[index] !== undefined }));
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LAST_STORABLE_INSTANT } from '../../src/modules/availability/repository.js';
-import { startInstant, workingCandidates } from '../../src/modules/bookings/service.js';
+import { startInstant, workingCandidates } from '../../src/modules/availability/index.js';
 import { WEEKDAYS, type Schedule } from '../../src/modules/schedules/model.js';
 import { type Candidate, type SlotContext } from '../../src/modules/availability/candidate.js';
 

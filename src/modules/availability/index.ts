@@ -4,3 +4,4 @@ export { default as availabilityRoutes } from './routes.js';
 export { AgentChoice, DateText, TimeText } from './schemas.js';
 export { candidateOf, parseAgentChoice, slotContext, slotContextOf, suggestedStarts } from './service.js';
 export { type Candidate, type SlotContext } from './candidate.js';
+export { anyCandidates, bulkBusyReads, freeCandidate, spanOf, startInstant, workingCandidates, type AgentReads, type BusyReads, type ChoiceOptions, type RequestedBooking } from './agent-choice.js';

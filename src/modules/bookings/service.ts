@@ -1,46 +1,34 @@
 import type { Db, Dialect } from '../../db/database.js';
 import { lockedTransaction } from '../../db/transactions.js';
 import { AppError } from '../../core/errors.js';
-import { readableCode } from '../../lib/random.js';
-import { localDateTime, nowIso } from '../../lib/time.js';
-import { conflictOf, daySpan, isWithin, localInstant, workingSpans, type Span } from '../availability/index.js';
+import { nowIso } from '../../lib/time.js';
 import {
-  busyBookings,
-  busyBookingsOfAgent,
-  busyBookingsOfRanges,
+  anyCandidates,
+  bulkBusyReads,
   connectedAgents,
-  isBusyWithin,
-  isoOf,
-  LAST_STORABLE_INSTANT,
-  lookbackOf,
+  freeCandidate,
+  slotContextOf,
+  spanOf,
+  startInstant,
+  workingCandidates,
   type AgentBooking,
-  type ConnectionRow,
-  type ServiceRow,
+  type Candidate,
+  type ChoiceOptions,
+  type SlotContext,
 } from '../availability/index.js';
-import { candidateOf, slotContextOf, suggestedStarts, type Candidate, type SlotContext } from '../availability/index.js';
-import { enqueueMail, enqueueMails, type OutgoingMail } from '../mail/index.js';
+import { bookingMail, enqueueMails } from '../mail/index.js';
 import { insertBookingItems, insertBookingOrders, type NewBookingOrder } from '../orders/index.js';
 import { closeOrderOfDeletedBooking } from '../orders/index.js';
-import { readSiteSchedule, type Schedule } from '../schedules/index.js';
 import { getSettingsAndSchedule } from '../settings/index.js';
+import { catalogReads, probeOf, type CatalogReads } from './catalog-reads.js';
+import { failed, invalid, requireAgent, requireLocation, requireService } from './checks.js';
 import { emailTaken, insertBookingCustomers, type NewCustomer } from './customers.js';
-import { loadDetail, servicePriceCents, toDetail, type BookingView } from './present.js';
-import {
-  connectedAgentFacts,
-  defaultLocationOf,
-  probeReferences,
-  type AgentFacts,
-  type CustomerFacts,
-  type LocationFacts,
-  type Probe,
-  type ProbeResult,
-} from './references.js';
+import { loadDetail, servicePriceCents, type BookingView } from './present.js';
+import type { AgentFacts, CustomerFacts } from './references.js';
 import * as repository from './repository.js';
 import type { BookingRequest } from './request.js';
+import { bookingItemData, bookingRow, writtenView, type PreparedBooking, type Written } from './written.js';
 import { agentLock, bookingLock, CATALOG_LOCK, customerLock, emailLock, type LockKey, orderLock } from '../../core/locks.js';
-import { newAccessKey } from '../manage-links/index.js';
-
-const MINUTE_MS = 60_000;
 
 export interface Handle {
   db: Db;
@@ -48,325 +36,13 @@ export interface Handle {
   publicUrl: string;
 }
 
-/** A booking request that passed every check, ready to be written, with the records it shows. */
-export interface PreparedBooking {
-  request: BookingRequest;
-  service: ServiceRow;
-  agent: AgentFacts;
-  location: LocationFacts;
-  /** The existing customer, or the new one to create. */
-  customer: CustomerFacts | NewCustomer;
-  span: Span;
-  durationMinutes: number;
-  priceCents: number;
-  timezone: string;
-}
-
-type Found = Omit<ProbeResult, 'probe'>;
-
-/** The reads (see CatalogReads) a probe answers, by what they find. */
-function keysOf(probe: Probe): Partial<Record<keyof Found, string>> {
-  const { serviceId, agentId, locationId, customerId, emailLower } = probe;
-  const keys: Partial<Record<keyof Found, string>> = {};
-  if (serviceId !== null) keys.service = `service:${serviceId}`;
-  if (agentId !== null) keys.agent = `agent:${agentId}`;
-  if (serviceId !== null && agentId !== null) keys.connection = `connection:${serviceId}:${agentId}`;
-  if (locationId !== null) keys.location = `location:${locationId}`;
-  if (locationId !== null && agentId !== null) keys.worksAt = `at:${locationId}:${agentId}`;
-  if (customerId !== null) keys.customer = `customer:${customerId}`;
-  if (emailLower !== null) keys.emailOwner = `email:${emailLower}`;
-  return keys;
-}
-
-const NOTHING: Probe = { serviceId: null, agentId: null, locationId: null, customerId: null, emailLower: null };
-
-/** The records a booking request names. */
-function probeOf(request: BookingRequest): Probe {
-  return {
-    serviceId: request.serviceId,
-    agentId: request.agent === 'any' ? null : request.agent,
-    locationId: request.locationId ?? null,
-    customerId: 'id' in request.customer ? request.customer.id : null,
-    emailLower: 'new' in request.customer ? request.customer.new.email.toLowerCase() : null,
-  };
-}
-
-/**
- * Reads of the records booking requests name (services, locations, agents, their connections,
- * customers, the site schedule), each made once per transaction: the elements of a bulk request
- * mostly share them, and the transaction that checks and writes the bookings changes none of
- * them before its checks are done.
- */
-export interface CatalogReads {
-  service(id: number): Promise<ServiceRow | undefined>;
-  location(id: number): Promise<LocationFacts | undefined>;
-  agent(id: number): Promise<AgentFacts | undefined>;
-  connection(serviceId: number, agentId: number): Promise<ConnectionRow | undefined>;
-  worksAt(locationId: number, agentId: number): Promise<boolean>;
-  customer(id: number): Promise<CustomerFacts | undefined>;
-  /** The customer who has the email, in any case. */
-  customerIdByEmail(email: string): Promise<number | undefined>;
-  /** Every agent connected to the service, by id (with whether each works at the location, when given). */
-  connectedAgents(serviceId: number, locationId?: number): Promise<number[]>;
-  defaultLocation(agentId: number): Promise<LocationFacts | undefined>;
-  siteSchedule(): Promise<Schedule>;
-  /** Reads what the probes name and is not read yet, in one statement. */
-  preload(probes: readonly Partial<Probe>[]): Promise<void>;
-}
-
-/** Catalog reads of one transaction; `siteSchedule` when the caller read it already. */
-export function catalogReads(db: Db, siteSchedule?: Schedule): CatalogReads {
-  const made = new Map<string, Promise<unknown>>();
-  const once = <T>(key: string, read: () => Promise<T>): Promise<T> => {
-    let result = made.get(key) as Promise<T> | undefined;
-    if (!result) {
-      result = read();
-      made.set(key, result);
-    }
-    return result;
-  };
-  const know = (key: string, value: unknown) => {
-    if (!made.has(key)) made.set(key, Promise.resolve(value));
-  };
-  const probe = async (probes: readonly Probe[]): Promise<ProbeResult[]> => {
-    const results = await probeReferences(db, probes);
-    for (const result of results) {
-      for (const [field, key] of Object.entries(keysOf(result.probe)) as [keyof Found, string][]) know(key, result[field]);
-    }
-    return results;
-  };
-  const read = <K extends keyof Found>(found: K, named: Partial<Probe>): Promise<Found[K]> => {
-    const one = { ...NOTHING, ...named };
-    return once(keysOf(one)[found] as string, async () => ((await probe([one]))[0] as ProbeResult)[found]);
-  };
-  if (siteSchedule) know('site-schedule', siteSchedule);
-  return {
-    service: (id) => read('service', { serviceId: id }),
-    location: (id) => read('location', { locationId: id }),
-    agent: (id) => read('agent', { agentId: id }),
-    connection: (serviceId, agentId) => read('connection', { serviceId, agentId }),
-    worksAt: (locationId, agentId) => read('worksAt', { locationId, agentId }),
-    customer: (id) => read('customer', { customerId: id }),
-    customerIdByEmail: (email) => read('emailOwner', { emailLower: email.toLowerCase() }),
-    connectedAgents: (serviceId, locationId) =>
-      once(`connected:${serviceId}:${locationId ?? ''}`, async () => {
-        const rows = await connectedAgentFacts(db, serviceId, locationId ?? null);
-        for (const { agent, connection, worksAt } of rows) {
-          know(`agent:${agent.id}`, agent);
-          know(`connection:${serviceId}:${agent.id}`, connection);
-          if (locationId !== undefined) know(`at:${locationId}:${agent.id}`, worksAt);
-        }
-        return rows.map((row) => row.agent.id);
-      }),
-    defaultLocation: (agentId) =>
-      once(`default-location:${agentId}`, async () => {
-        const location = await defaultLocationOf(db, agentId);
-        if (location) know(`location:${location.id}`, location);
-        return location;
-      }),
-    siteSchedule: () => once('site-schedule', () => readSiteSchedule(db)),
-    preload: async (named) => {
-      const wanted = new Map<string, Probe>();
-      for (const one of named) {
-        const full = { ...NOTHING, ...one };
-        if (Object.values(keysOf(full)).some((key) => !made.has(key))) wanted.set(JSON.stringify(full), full);
-      }
-      if (wanted.size > 0) await probe([...wanted.values()]);
-    },
-  };
-}
-
-export interface PrepareOptions {
-  context: SlotContext;
+export interface PrepareOptions extends ChoiceOptions {
   /** Shared catalog reads of the transaction (a bulk request's); fresh ones otherwise. */
   reads?: CatalogReads;
-  /** Where the busy bookings come from (a bulk request reads them at once); the database otherwise. */
-  busy?: BusyReads;
   /** The agents whose locks the transaction holds: `any` chooses only among them. */
   lockedAgents: ReadonlySet<number>;
-  /** Bookings accepted earlier in the same bulk request, not yet written (negative ids: -(index + 1)). */
-  pending: readonly AgentBooking[];
   /** Emails of new customers accepted earlier in the same bulk request. */
   pendingEmails: ReadonlySet<string>;
-}
-
-/** The bookings occupying the agents' time in a range, as busyBookings reads them. */
-export type BusyReads = (agentIds: readonly number[], range: Span) => Promise<AgentBooking[]>;
-
-function invalid(field: string, message: string): AppError {
-  return new AppError('invalid_request', message, { [field]: message });
-}
-
-function failed(field: string, message: string): AppError {
-  return new AppError('validation_failed', message, { [field]: message });
-}
-
-export async function requireService(db: Db, id: number, reads: CatalogReads = catalogReads(db)): Promise<ServiceRow> {
-  const service = await reads.service(id);
-  if (!service) throw invalid('service_id', `service ${id} does not exist`);
-  if (service.status !== 'active') throw failed('service_id', `service ${id} is not active`);
-  return service;
-}
-
-export async function requireLocation(db: Db, id: number, reads: CatalogReads = catalogReads(db)): Promise<void> {
-  const location = await reads.location(id);
-  if (!location) throw invalid('location_id', `location ${id} does not exist`);
-  if (location.status !== 'active') throw failed('location_id', `location ${id} is not active`);
-}
-
-/** The agent, checked to be active and to offer the service (and to work at the location). */
-export async function requireAgent(
-  db: Db,
-  agentId: number,
-  service: ServiceRow,
-  locationId: number | undefined,
-  duration?: number,
-  reads: CatalogReads = catalogReads(db),
-): Promise<Candidate> {
-  await reads.preload([{ serviceId: service.id, agentId, locationId: locationId ?? null }]);
-  const agent = await reads.agent(agentId);
-  if (!agent) throw invalid('agent_id', `agent ${agentId} does not exist`);
-  if (agent.status !== 'active') throw failed('agent_id', `agent ${agentId} is not active`);
-  const connection = await reads.connection(service.id, agentId);
-  if (!connection) throw failed('agent_id', `agent ${agentId} does not offer service ${service.id}`);
-  if (locationId !== undefined && !(await reads.worksAt(locationId, agentId))) {
-    throw failed('location_id', `agent ${agentId} does not work at location ${locationId}`);
-  }
-  return candidateOf(connection, await reads.siteSchedule(), service, duration);
-}
-
-/** Active agents connected to the service (and to the location when given), by id, among the locked ones. */
-async function anyCandidates(reads: CatalogReads, service: ServiceRow, request: BookingRequest, locked: ReadonlySet<number>): Promise<Candidate[]> {
-  const site = await reads.siteSchedule();
-  const candidates: Candidate[] = [];
-  for (const agentId of await reads.connectedAgents(service.id, request.locationId)) {
-    if (!locked.has(agentId)) continue;
-    const connection = await reads.connection(service.id, agentId);
-    if (!connection || connection.status !== 'active') continue;
-    if (request.locationId !== undefined && !(await reads.worksAt(request.locationId, agentId))) continue;
-    candidates.push(candidateOf(connection, site, service, request.duration));
-  }
-  return candidates;
-}
-
-/** The start instant of a local date and time in the site zone: it must exist, not be past, and respect the lead time. */
-export function startInstant(date: string, time: string, context: SlotContext): number {
-  const start = localInstant(date, time, context.timezone);
-  if (start === undefined) {
-    throw failed('start_time', `${date} ${time} does not exist in ${context.timezone} (the clocks skip it)`);
-  }
-  if (start < context.now) throw failed('start_date', 'the start must not be in the past');
-  if (start < context.earliest) {
-    const lead = Math.round((context.earliest - context.now) / MINUTE_MS);
-    throw failed('start_time', `the start must be at least ${lead} minutes from now`);
-  }
-  return start;
-}
-
-function spanOf(start: number, candidate: Candidate): Span {
-  return { start, end: start + candidate.durationMinutes * MINUTE_MS };
-}
-
-/**
- * The range whose bookings decide whether a start is free for these agents: with one agent, the
- * booking itself; with several, its whole day too, as the day's load chooses among the free ones.
- */
-function busyRangeFor(agents: readonly { durationMinutes: number }[], day: Span, start: number): Span {
-  const end = start + Math.max(...agents.map((a) => a.durationMinutes)) * MINUTE_MS;
-  return agents.length === 1 ? { start, end } : { start: Math.min(day.start, start), end: Math.max(day.end, end) };
-}
-
-/** Those candidates whose working hours on `date` hold the whole booking; refuses when none does. */
-export function workingCandidates(candidates: readonly Candidate[], date: string, start: number, context: SlotContext, chosenByCaller: boolean): Candidate[] {
-  const working = candidates.filter((c) => {
-    const span = spanOf(start, c);
-    return span.end <= LAST_STORABLE_INSTANT && isWithin(span, workingSpans(c.schedule, date, c.customHours, context.timezone));
-  });
-  if (working.length > 0) return working;
-  const only = candidates[0];
-  if (chosenByCaller && only && workingSpans(only.schedule, date, only.customHours, context.timezone).length === 0) {
-    throw failed('start_date', `agent ${only.agentId} does not work on ${date}`);
-  }
-  throw failed(
-    'start_time',
-    chosenByCaller ? 'the booking lies outside the agent’s working hours' : 'no agent offering this service works at that time',
-  );
-}
-
-/** How far back a check of these agents looks: to the longest booking of any of them, as this transaction read it with the agents. */
-async function lookbackOfAgents(reads: CatalogReads, agentIds: Iterable<number>): Promise<number> {
-  let lookback = 0;
-  for (const agentId of agentIds) lookback = Math.max(lookback, lookbackOf((await reads.agent(agentId))?.longest_booking_ms ?? null));
-  return lookback;
-}
-
-/**
- * The agents' busy bookings, looking back as far as the longest booking of any of them, as this
- * transaction read it with the agents' other facts.
- */
-async function busyOfAgents(db: Db, agentIds: readonly number[], range: Span, reads: CatalogReads): Promise<AgentBooking[]> {
-  const lookback = await lookbackOfAgents(reads, agentIds);
-  const [only] = agentIds;
-  return only !== undefined && agentIds.length === 1 ? busyBookingsOfAgent(db, only, range, lookback) : busyBookings(db, agentIds, range, undefined, lookback);
-}
-
-/**
- * Among the working candidates, the one to book: free at that time, with the fewest bookings
- * that day (ties: lowest id). Refuses with time_slot_unavailable when every one is busy.
- */
-export async function freeCandidate(
-  db: Db,
-  working: readonly Candidate[],
-  candidates: readonly Candidate[],
-  requested: { date: string; time: string },
-  start: number,
-  service: ServiceRow,
-  options: PrepareOptions,
-  excludeBookingId?: number,
-): Promise<Candidate> {
-  const day = daySpan(requested.date, options.context.timezone);
-  const range = busyRangeFor(working, day, start);
-  const agentIds = working.map((c) => c.agentId);
-  const stored = options.busy
-    ? options.busy(agentIds, range)
-    : excludeBookingId === undefined
-      ? busyOfAgents(db, agentIds, range, options.reads ?? catalogReads(db))
-      : busyBookings(db, agentIds, range, excludeBookingId);
-  const bookings = [
-    ...(await stored),
-    ...options.pending.filter((b) => agentIds.includes(b.agentId)),
-  ];
-  const bookingsOf = (agentId: number) => bookings.filter((b) => b.agentId === agentId);
-  let best: { candidate: Candidate; load: number } | undefined;
-  let firstConflict: AgentBooking | undefined;
-  for (const candidate of working) {
-    const own = bookingsOf(candidate.agentId);
-    const conflict = conflictOf(spanOf(start, candidate), service.id, service.capacity_max, own);
-    if (conflict) {
-      firstConflict ??= conflict;
-      continue;
-    }
-    const load = own.filter((b) => b.start >= day.start && b.start < day.end).length;
-    if (!best || load < best.load) best = { candidate, load };
-  }
-  if (best) return best.candidate;
-
-  // Every working candidate conflicts here, so there is a first conflict.
-  const booking = firstConflict as AgentBooking;
-  const availableSlots = await suggestedStarts(db, candidates, requested.date, service, options.context, options.pending, excludeBookingId);
-  const requestedTime = `${requested.date} ${requested.time}`;
-  // A conflict with an earlier element of a bulk request has no booking id yet.
-  const withStored = booking.id > 0;
-  throw new AppError(
-    'time_slot_unavailable',
-    `${requestedTime} is not available: the time overlaps ${withStored ? `booking ${booking.id}` : `element ${-booking.id - 1} of this request`}`,
-    {
-      requested_time: requestedTime,
-      agent_id: booking.agentId,
-      conflicting_booking_id: withStored ? booking.id : null,
-      available_slots: availableSlots,
-    },
-  );
 }
 
 /**
@@ -429,210 +105,6 @@ export async function prepareBooking(db: Db, request: BookingRequest, options: P
   };
 }
 
-/** The local fields and UTC instants a booking row stores for a span. */
-export function spanColumns(span: Span, timezone: string) {
-  const startAt = isoOf(span.start);
-  const endAt = isoOf(span.end);
-  // "YYYY-MM-DD HH:MM:SS" in the zone
-  const start = localDateTime(startAt, timezone);
-  const end = localDateTime(endAt, timezone);
-  return {
-    start_date: start.slice(0, 10),
-    start_time: start.slice(11, 16),
-    end_date: end.slice(0, 10),
-    end_time: end.slice(11, 16),
-    timezone,
-    start_at: startAt,
-    end_at: endAt,
-  };
-}
-
-/** What a booking's item of its order records about it (item_data); kept current as the booking changes. */
-export function bookingItemData(booking: {
-  id: number;
-  serviceId: number;
-  serviceName: string;
-  agentId: number;
-  locationId: number;
-  startDate: string;
-  startTime: string;
-  duration: number;
-}): Record<string, unknown> {
-  return {
-    booking_id: booking.id,
-    service_id: booking.serviceId,
-    service_name: booking.serviceName,
-    agent_id: booking.agentId,
-    location_id: booking.locationId,
-    start_date: booking.startDate,
-    start_time: booking.startTime,
-    duration: booking.duration,
-  };
-}
-
-/** The mail about a booking to its customer, or undefined for a customer without an email. */
-function mailOf(booking: BookingView, kind: 'booking_confirmation' | 'booking_change', changes: string[] = []): OutgoingMail | undefined {
-  const recipient = booking.customer.email;
-  // A booking created cancelled (recorded after the fact) confirms nothing to its customer.
-  if (!recipient || (kind === 'booking_confirmation' && booking.status === 'cancelled')) return undefined;
-  const when = `${booking.start_date} ${booking.start_time}`;
-  return {
-    kind,
-    recipient,
-    subject:
-      kind === 'booking_confirmation'
-        ? `Your booking ${booking.booking_code}: ${booking.service_name} on ${when}`
-        : `Your booking ${booking.booking_code} has changed: ${booking.service_name} on ${when}`,
-    payload: {
-      booking_id: booking.id,
-      booking_code: booking.booking_code,
-      status: booking.status,
-      customer_name: booking.customer.full_name,
-      service_name: booking.service_name,
-      agent_name: booking.agent.full_name,
-      location_name: booking.location.name,
-      start_date: booking.start_date,
-      start_time: booking.start_time,
-      end_time: booking.end_time,
-      timezone: booking.timezone,
-      price: booking.price,
-      manage_url: booking.manage_booking_for_customer ?? undefined,
-      ...(changes.length > 0 ? { changes } : {}),
-    },
-  };
-}
-
-/** What a change notice lists: each fact the customer sees that differs, as "Time: 09:00–10:00 → 10:00–11:00". */
-export function bookingChanges(before: BookingView, after: BookingView): string[] {
-  const facts = (b: BookingView): [string, string][] => [
-    ['Service', b.service_name],
-    ['Date', b.start_date],
-    ['Time', `${b.start_time}–${b.end_time}`],
-    ['With', b.agent.full_name],
-    ['Where', b.location.name],
-    ['Status', b.status],
-    ['Price', b.price],
-  ];
-  const old = new Map(facts(before));
-  return facts(after).flatMap(([label, value]) => (old.get(label) === value ? [] : [`${label}: ${old.get(label) ?? ''} → ${value}`]));
-}
-
-export async function mailAbout(db: Db, booking: BookingView, kind: 'booking_confirmation' | 'booking_change', changes: string[] = []): Promise<boolean> {
-  const mail = mailOf(booking, kind, changes);
-  if (mail) await enqueueMail(db, mail);
-  return mail !== undefined;
-}
-
-/** Meta keys in the order GET /bookings/{id} lists them (by key). */
-function sortedMeta(meta: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(meta).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-}
-
-// Rows are written out field by field rather than spread into each other: V8 builds an object
-// spread into this many properties as a slow dictionary (for the view, 45 µs instead of 5).
-
-function bookingRow(item: PreparedBooking, customerId: number, orderId: number, at: string) {
-  const span = spanColumns(item.span, item.timezone);
-  return {
-    booking_code: readableCode(),
-    status: item.request.status,
-    payment_status: 'not_paid' as const,
-    service_id: item.service.id,
-    agent_id: item.agent.id,
-    location_id: item.location.id,
-    customer_id: customerId,
-    order_id: orderId,
-    start_date: span.start_date,
-    start_time: span.start_time,
-    end_date: span.end_date,
-    end_time: span.end_time,
-    timezone: span.timezone,
-    start_at: span.start_at,
-    end_at: span.end_at,
-    duration: item.durationMinutes,
-    price_cents: item.priceCents,
-    notes: item.request.notes,
-    customer_comment: null,
-    access_key: newAccessKey(),
-    created_at: at,
-    updated_at: at,
-  };
-}
-
-interface Written {
-  item: PreparedBooking;
-  id: number;
-  row: ReturnType<typeof bookingRow>;
-  customer: CustomerFacts;
-  order: NewBookingOrder;
-}
-
-/** A booking just written, as GET /bookings/{id} shows it: no payment can name it or its order yet. */
-function writtenView({ item, id, row, customer, order }: Written, publicUrl: string): BookingView {
-  return toDetail(
-    {
-      id,
-      booking_code: row.booking_code,
-      status: row.status,
-      payment_status: row.payment_status,
-      service_id: row.service_id,
-      agent_id: row.agent_id,
-      location_id: row.location_id,
-      customer_id: row.customer_id,
-      order_id: row.order_id,
-      start_date: row.start_date,
-      start_time: row.start_time,
-      end_date: row.end_date,
-      end_time: row.end_time,
-      timezone: row.timezone,
-      start_at: row.start_at,
-      end_at: row.end_at,
-      duration: row.duration,
-      price_cents: row.price_cents,
-      notes: row.notes,
-      customer_comment: row.customer_comment,
-      access_key: row.access_key,
-      created_at: row.created_at,
-      updated_at: row.updated_at,
-      customer_first_name: customer.first_name,
-      customer_last_name: customer.last_name,
-      customer_email: customer.email,
-      customer_phone: customer.phone,
-      agent_first_name: item.agent.first_name,
-      agent_last_name: item.agent.last_name,
-      agent_display_name: item.agent.display_name,
-      agent_email: item.agent.email,
-      agent_phone: item.agent.phone,
-      service_name: item.service.name,
-      service_duration: item.service.duration,
-      service_price_min_cents: item.service.price_min_cents,
-      service_charge_amount_cents: item.service.charge_amount_cents,
-      location_name: item.location.name,
-      location_address: item.location.full_address,
-      location_category_id: item.location.category?.id ?? null,
-    },
-    {
-      order: {
-        id: order.id,
-        confirmation_code: order.confirmation_code,
-        customer_comment: null,
-        status: 'open',
-        fulfillment_status: 'not_fulfilled',
-        payment_status: 'not_paid',
-        source_id: null,
-        source_url: null,
-        total_cents: item.priceCents,
-        subtotal_cents: item.priceCents,
-        created_at: order.created_at,
-      },
-      transactions: [],
-      category: item.location.category,
-      meta: sortedMeta(item.request.meta),
-    },
-    publicUrl,
-  );
-}
-
 /**
  * Writes prepared bookings with their new customers, metadata, orders, items, invoices and
  * confirmation mails, each kind in one statement for all of them, and returns each as
@@ -682,7 +154,7 @@ export async function writeBookings(
     at,
   );
   const views = written.map((one) => writtenView(one, options.publicUrl));
-  const mails = options.sendConfirmation ? views.map((view) => mailOf(view, 'booking_confirmation')) : [];
+  const mails = options.sendConfirmation ? views.map((view) => bookingMail(view, 'booking_confirmation')) : [];
   await enqueueMails(db, mails.filter((mail) => mail !== undefined));
   return views.map((booking, index) => ({ booking, confirmationSent: mails[index] !== undefined }));
 }
@@ -732,48 +204,6 @@ export async function createBooking(handle: Handle, request: BookingRequest, sen
     const [written] = await writeBookings(trx, [prepared], { sendConfirmation, publicUrl: handle.publicUrl });
     return (written as { booking: BookingView }).booking;
   });
-}
-
-/** Spans merged where they overlap or touch, by start. */
-function mergeSpans(spans: readonly Span[]): Span[] {
-  const merged: Span[] = [];
-  for (const span of [...spans].sort((a, b) => a.start - b.start)) {
-    const last = merged[merged.length - 1];
-    if (last && span.start <= last.end) last.end = Math.max(last.end, span.end);
-    else merged.push({ ...span });
-  }
-  return merged;
-}
-
-/**
- * The busy bookings the checks of a bulk request's elements will ask about, read in one
- * statement before the checks: for each element that names an existing service and a start,
- * the range freeCandidate reads for each agent it may book. Whatever lies outside what was read
- * is read from the database when asked, so this guess decides the cost, never the answer.
- */
-async function bulkBusyReads(db: Db, requests: readonly BookingRequest[], reads: CatalogReads, context: SlotContext, locked: ReadonlySet<number>): Promise<BusyReads> {
-  const wanted = new Map<number, Span[]>();
-  for (const request of requests) {
-    const start = localInstant(request.startDate, request.startTime, context.timezone);
-    const service = await reads.service(request.serviceId);
-    if (request.status === 'cancelled' || start === undefined || !service) continue;
-    const agentIds = request.agent === 'any' ? (await reads.connectedAgents(service.id, request.locationId)).filter((id) => locked.has(id)) : [request.agent];
-    const durations: { durationMinutes: number }[] = [];
-    for (const agentId of agentIds) {
-      const connection = await reads.connection(service.id, agentId);
-      if (connection) durations.push({ durationMinutes: request.duration ?? connection.custom_duration ?? service.duration });
-    }
-    if (durations.length === 0) continue;
-    const range = busyRangeFor(durations, daySpan(request.startDate, context.timezone), start);
-    for (const agentId of agentIds) wanted.set(agentId, [...(wanted.get(agentId) ?? []), range]);
-  }
-  const read = [...wanted].flatMap(([agentId, ranges]) => mergeSpans(ranges).map((range) => ({ agentId, range })));
-  const bookings = await busyBookingsOfRanges(db, read, await lookbackOfAgents(reads, wanted.keys()));
-  return async (agentIds, range) => {
-    const covered = agentIds.every((id) => read.some((r) => r.agentId === id && r.range.start <= range.start && range.end <= r.range.end));
-    if (!covered) return busyBookings(db, agentIds, range);
-    return bookings.filter((b) => agentIds.includes(b.agentId) && isBusyWithin(b, range));
-  };
 }
 
 export interface BulkOutcome {

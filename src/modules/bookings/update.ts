@@ -4,7 +4,8 @@ import { AppError, notFound } from '../../core/errors.js';
 import { nowIso } from '../../lib/time.js';
 import { inZone } from '../availability/index.js';
 import { findService } from '../availability/index.js';
-import { slotContext } from '../availability/index.js';
+import { freeCandidate, slotContext, startInstant, workingCandidates } from '../availability/index.js';
+import { bookingChanges, mailAbout } from '../mail/index.js';
 import { setBookingItemData } from '../orders/index.js';
 import { repriceBooking, updateOrder } from '../orders/index.js';
 import { findCustomerContact } from '../customers/index.js';
@@ -12,8 +13,10 @@ import { assertEmailFree, updateBookingCustomer, type CustomerChanges } from './
 import { loadDetail, servicePriceCents, type BookingView } from './present.js';
 import { checkMergedMeta } from './request.js';
 import * as repository from './repository.js';
-import { bookingChanges, bookingItemData, freeCandidate, mailAbout, requireAgent, requireLocation, requireService, spanColumns, startInstant, workingCandidates, type Handle } from './service.js';
+import { requireAgent, requireLocation, requireService } from './checks.js';
+import type { Handle } from './service.js';
 import type { BookingStatus } from './table.js';
+import { bookingItemData, spanColumns } from './written.js';
 import { agentLock, bookingLock, CATALOG_LOCK, customerLock, emailLock, type LockKey, orderLock } from '../../core/locks.js';
 import { newAccessKey } from '../manage-links/index.js';
 
@@ -143,7 +146,7 @@ async function applyUpdate(
         { date: startDate, time: startLocal.toFormat('HH:mm') },
         start,
         service,
-        { context, lockedAgents: new Set([agentId]), pending: [], pendingEmails: new Set() },
+        { context, pending: [] },
         booking.id,
       );
     }

@@ -1,6 +1,6 @@
 import type { Db, Dialect } from '../../db/database.js';
 import { lockedTransaction } from '../../db/transactions.js';
-import { AppError } from '../../core/errors.js';
+import { AppError, notFound } from '../../core/errors.js';
 import { nowIso } from '../../lib/time.js';
 import {
   anyCandidates,
@@ -259,14 +259,14 @@ export async function createBulk(
 
 export async function deleteBooking(handle: Handle, id: number): Promise<void> {
   const current = await repository.findBooking(handle.db, id);
-  if (!current) throw new AppError('booking_not_found', `Booking ${id} does not exist`);
+  if (!current) throw notFound('booking_not_found', 'Booking', id);
   // No agent lock is needed to free time. The booking's own lock keeps an update from working on
   // a row this removes; the order's guards its money, which this changes. A booking's order never
   // changes, so the one read before the transaction names it.
   const keys = [bookingLock(id), ...(current.order_id === null ? [] : [orderLock(current.order_id)])];
   await lockedTransaction(handle, keys, async (trx) => {
     const booking = await repository.findBooking(trx, id);
-    if (!booking) throw new AppError('booking_not_found', `Booking ${id} does not exist`);
+    if (!booking) throw notFound('booking_not_found', 'Booking', id);
     await repository.deleteBookingRows(trx, id);
     if (booking.order_id !== null) await closeOrderOfDeletedBooking(trx, booking.order_id, nowIso());
   });
@@ -274,6 +274,6 @@ export async function deleteBooking(handle: Handle, id: number): Promise<void> {
 
 export async function readBooking(handle: Handle, id: number): Promise<BookingView> {
   const booking = await loadDetail(handle.db, id, handle.publicUrl);
-  if (!booking) throw new AppError('booking_not_found', `Booking ${id} does not exist`);
+  if (!booking) throw notFound('booking_not_found', 'Booking', id);
   return booking;
 }

@@ -6,13 +6,10 @@ import { AppError } from '../../core/errors.js';
 import { nowIso } from '../../lib/time.js';
 import { DEFAULT_SITE_SCHEDULE, parseSchedule, SITE_SCHEDULE_KEY, type Schedule } from '../schedules/index.js';
 import { CATALOG_LOCK } from '../../core/locks.js';
+import { siteOnce, type Site, type SiteContext, type SiteSettings } from '../../core/site.js';
 import { reexpressBookings } from './repository.js';
 
-export interface SiteSettings {
-  timezone: string;
-  slot_interval_minutes: number;
-  min_lead_minutes: number;
-}
+export type { SiteSettings };
 
 export type SettingKey = keyof SiteSettings;
 export const SETTING_KEYS: readonly SettingKey[] = ['timezone', 'slot_interval_minutes', 'min_lead_minutes'];
@@ -88,8 +85,14 @@ function settingsOf(stored: Map<string, string>): SiteSettings {
   };
 }
 
-export async function getSettings(db: Db): Promise<SiteSettings> {
+/** The site context (the settings): one statement. */
+export async function getSettings(db: Db): Promise<SiteContext> {
   return settingsOf(await storedSettings(db));
+}
+
+/** The site context of `db` (a transaction's, or the database's outside one), read on first use only. */
+export function siteOf(db: Db): Site {
+  return siteOnce(() => getSettings(db));
 }
 
 /** The settings and the site schedule, which the settings table holds too: one read for both. */

@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Database, Db, Dialect } from '../../src/db/database.js';
 import * as repository from '../../src/modules/customers/repository.js';
 import { listCustomers } from '../../src/modules/customers/service.js';
+import { siteOf } from '../../src/modules/settings/index.js';
 import { formatCents } from '../../src/lib/money.js';
 import { BOOKINGS_PER_CUSTOMER } from '../../src/modules/customers/schemas.js';
 import { orderRow } from '../../src/modules/orders/create.js';
@@ -177,9 +178,9 @@ describe.each(DIALECTS)('GET /customers over 10,000 customers (%s)', (dialect) =
 
   it('answers a page of 100 with stats and bookings from a fixed number of queries', async () => {
     const small = counting(t.db);
-    await listCustomers(small.db, { page: 1, per_page: 5, include: 'stats,bookings' });
+    await listCustomers(small.db, siteOf(small.db), { page: 1, per_page: 5, include: 'stats,bookings' });
     const large = counting(t.db);
-    const list = await listCustomers(large.db, { page: 3, per_page: 100, include: 'stats,bookings' });
+    const list = await listCustomers(large.db, siteOf(large.db), { page: 3, per_page: 100, include: 'stats,bookings' });
     expect(list.data).toHaveLength(100);
     expect(list.page.total).toBe(CUSTOMERS);
     // timezone, count, page ids, page rows, booking stats, money, bookings: the same for 5 customers as for 100.

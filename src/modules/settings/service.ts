@@ -102,11 +102,6 @@ export async function getSettingsAndSchedule(db: Db): Promise<{ settings: SiteSe
   return { settings: settingsOf(stored), schedule: schedule === undefined ? DEFAULT_SITE_SCHEDULE : parseSchedule(schedule) };
 }
 
-export async function getTimezone(db: Db): Promise<string> {
-  const row = await db.selectFrom('settings').select('value').where('key', '=', 'timezone').executeTakeFirst();
-  return row?.value ?? 'UTC';
-}
-
 /**
  * Changes settings, with `alongside` in the same transaction. A new zone re-expresses every
  * booking's local date and time in it (their instants stay), holding the catalog lock
@@ -116,7 +111,7 @@ export async function getTimezone(db: Db): Promise<string> {
 export async function changeSettings(db: Db, values: Partial<SiteSettings>, alongside?: (trx: Db) => Promise<void>): Promise<void> {
   const zone = values.timezone;
   await lockedTransaction({ db, dialect: dialectOfDb(db) }, zone === undefined ? [] : [CATALOG_LOCK], async (trx) => {
-    if (zone !== undefined && zone !== (await getTimezone(trx))) await reexpressBookings(trx, zone);
+    if (zone !== undefined && zone !== (await getSettings(trx)).timezone) await reexpressBookings(trx, zone);
     await setSettings(trx, values);
     await alongside?.(trx);
   });

@@ -5,6 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import type { App } from './core/app.js';
+import type { Site } from './core/site.js';
 import type { Config } from './config.js';
 import { openDatabase, type DatabaseHandle, type Db, type Dialect } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
@@ -22,7 +23,7 @@ import { manageRoutes } from './modules/manage/index.js';
 import { AuditRecorder } from './modules/audit/index.js';
 import { DEFAULT_POLL_MS, MailSender } from './modules/mail/index.js';
 import { findActiveKey } from './modules/api-keys/index.js';
-import { initialiseSettings } from './modules/settings/index.js';
+import { initialiseSettings, siteOf } from './modules/settings/index.js';
 import { agentRoutes } from './modules/agents/index.js';
 import { availabilityRoutes } from './modules/availability/index.js';
 import { bookingRoutes } from './modules/bookings/index.js';
@@ -168,8 +169,12 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     await database.destroy();
   });
 
+  // A request reads the site context on its first request.site() only: one read at most, none unless asked.
+  const unset: Site = () => Promise.reject(new Error('request.site() before onRequest'));
+  app.decorateRequest('site', unset);
   // Callback style: an async hook costs every request a promise and a microtask turn.
   app.addHook('onRequest', (request, reply, done) => {
+    request.site = siteOf(database.db);
     reply.header('x-request-id', request.id);
     reply.header('x-content-type-options', 'nosniff');
     // Answers carry personal data and manage links; no shared cache may keep them (an X-API-Key,

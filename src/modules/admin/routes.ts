@@ -11,7 +11,7 @@ import { countEntries, requestsPerKeySince, searchEntries, usagePerKeyHour, type
 import { countOutbox, listOutbox } from '../mail/index.js';
 import { OUTBOX_STATUSES, type OutboxStatus } from '../mail/index.js';
 import { readSiteSchedule, WEEKDAYS, type Weekday } from '../schedules/index.js';
-import { changeSettings, getSettings, getTimezone, parseSetting, type SiteSettings } from '../settings/index.js';
+import { changeSettings, parseSetting, type SiteSettings } from '../settings/index.js';
 import { field, fields, formOf, sendPage } from './page-reply.js';
 import { bookingDetails, bookingMeta, calendarAgents, calendarBookings } from './repository.js';
 import { formatPeriods, localToIso, parseWeeklyForm, usageChart, writeSiteWeekly } from './service.js';
@@ -78,10 +78,10 @@ export default async function adminRoutes(app: App, options: AdminOptions): Prom
 
   // ---- API keys --------------------------------------------------------------------------
   const showKeys = async (request: FastifyRequest, reply: FastifyReply, extra: Partial<KeysView> & { status?: number } = {}) => {
-    const [keys, requests24h, zone] = await Promise.all([
+    const [keys, requests24h, { timezone: zone }] = await Promise.all([
       listKeys(db),
       requestsPerKeySince(db, new Date(Date.now() - DAY_MS).toISOString()),
-      getTimezone(db),
+      request.site(),
     ]);
     const { status, ...rest } = extra;
     const view: KeysView = { keys, requests24h, zone, csrf: request.adminSession!.csrfToken, form: EMPTY_KEY_FORM, ...rest };
@@ -134,7 +134,7 @@ export default async function adminRoutes(app: App, options: AdminOptions): Prom
   // ---- Request log -----------------------------------------------------------------------
   app.get('/log', { schema: { ...hidden, querystring: LogQuery } }, async (request, reply) => {
     const q = request.query;
-    const zone = await getTimezone(db);
+    const { timezone: zone } = await request.site();
     const values: LogFilterValues = { key: q.key ?? '', status: q.status ?? '', path: (q.path ?? '').trim(), from: q.from ?? '', to: q.to ?? '' };
     const instant = (name: string, value: string): string | undefined => {
       if (value === '') return undefined;
@@ -183,7 +183,7 @@ export default async function adminRoutes(app: App, options: AdminOptions): Prom
 
   // ---- Calendar and bookings -------------------------------------------------------------
   app.get('/calendar', { schema: { ...hidden, querystring: CalendarQuery } }, async (request, reply) => {
-    const zone = await getTimezone(db);
+    const { timezone: zone } = await request.site();
     const view = request.query.view ?? 'day';
     const date = request.query.date ? DateTime.fromISO(request.query.date, { zone }) : DateTime.now().setZone(zone).startOf('day');
     if (!date.isValid) throw new AppError('invalid_request', `${request.query.date} is not a valid date`);
@@ -198,7 +198,7 @@ export default async function adminRoutes(app: App, options: AdminOptions): Prom
     const { id } = request.params;
     const booking = await bookingDetails(db, id);
     if (!booking) throw notFound('booking_not_found', 'Booking', id);
-    const [meta, zone] = await Promise.all([bookingMeta(db, id), getTimezone(db)]);
+    const [meta, { timezone: zone }] = await Promise.all([bookingMeta(db, id), request.site()]);
     return sendPage(request, reply, { title: `Booking #${id}`, active: '/admin/calendar', body: bookingPage(booking, meta, zone) });
   });
 
@@ -206,7 +206,7 @@ export default async function adminRoutes(app: App, options: AdminOptions): Prom
   const timezones = ['UTC', ...Intl.supportedValuesOf('timeZone').filter((z) => z !== 'UTC')];
 
   app.get('/settings', { schema: { ...hidden, querystring: Type.Object({ saved: Type.Optional(Type.String()) }) } }, async (request, reply) => {
-    const [settings, schedule] = await Promise.all([getSettings(db), readSiteSchedule(db)]);
+    const [settings, schedule] = await Promise.all([request.site(), readSiteSchedule(db)]);
     const values: SettingsFormValues = {
       timezone: settings.timezone,
       slot_interval_minutes: String(settings.slot_interval_minutes),
@@ -266,10 +266,10 @@ export default async function adminRoutes(app: App, options: AdminOptions): Prom
   app.get('/outbox', { schema: { ...hidden, querystring: OutboxQuery } }, async (request, reply) => {
     const status = request.query.status || undefined;
     const pageNumber = request.query.page ?? 1;
-    const [rows, total, zone] = await Promise.all([
+    const [rows, total, { timezone: zone }] = await Promise.all([
       listOutbox(db, { ...(status ? { status: status } : {}), limit: OUTBOX_PER_PAGE, offset: (pageNumber - 1) * OUTBOX_PER_PAGE }),
       countOutbox(db, status as OutboxStatus | undefined),
-      getTimezone(db),
+      request.site(),
     ]);
     return sendPage(request, reply, {
       title: 'Outbox',

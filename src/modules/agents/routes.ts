@@ -2,7 +2,6 @@ import type { App } from '../../core/app.js';
 import { parseInclude, sortDirection } from '../../http/list-query.js';
 import { AUTH_ERRORS, errorResponses, IdParams } from '../../http/schemas.js';
 import { storedDayBounds } from '../availability/index.js';
-import { getTimezone } from '../settings/index.js';
 import {
   AGENT_INCLUDES,
   AgentDeletedResponse,
@@ -34,10 +33,11 @@ export default async function agentRoutes(app: App): Promise<void> {
     async (request) => {
       const q = request.query;
       const include = parseInclude(q.include, AGENT_INCLUDES);
-      const timezone = await getTimezone(app.db);
+      const { timezone } = await request.site();
       const page = { page: q.page ?? 1, perPage: q.per_page ?? AGENTS_PER_PAGE };
       const { data, page: p } = await service.listAgents(
         app.db,
+        request.site,
         {
           status: q.status,
           search: q.search,
@@ -70,7 +70,7 @@ export default async function agentRoutes(app: App): Promise<void> {
     },
     async (request) => ({
       success: true as const,
-      data: await service.getAgent(app.db, request.params.id, parseInclude(request.query.include, AGENT_INCLUDES)),
+      data: await service.getAgent(app.db, request.site, request.params.id, parseInclude(request.query.include, AGENT_INCLUDES)),
     }),
   );
 
@@ -86,7 +86,7 @@ export default async function agentRoutes(app: App): Promise<void> {
       },
     },
     async (request, reply) => {
-      const data = await service.createAgent(app.db, request.body);
+      const data = await service.createAgent(app.db, request.site, request.body);
       return reply.status(201).send({ success: true as const, message: 'Agent created', data });
     },
   );
@@ -108,7 +108,7 @@ export default async function agentRoutes(app: App): Promise<void> {
     async (request) => ({
       success: true as const,
       message: 'Agent updated',
-      data: await service.updateAgent(app.db, request.params.id, request.body),
+      data: await service.updateAgent(app.db, request.site, request.params.id, request.body),
     }),
   );
 

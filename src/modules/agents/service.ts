@@ -6,10 +6,10 @@ import { pageOf, type Page, type PageRequest } from '../../core/pagination.js';
 import { formatCents, toCents } from '../../lib/money.js';
 import { localDateTime } from '../../lib/time.js';
 import { nowIso } from '../../lib/time.js';
+import type { Site } from '../../core/site.js';
 import { deleteUnlessBooked } from '../catalog/index.js';
 import type { Weekly } from '../schedules/index.js';
 import { checkWeekly, type WeeklyInput } from '../schedules/index.js';
-import { getTimezone } from '../settings/index.js';
 import * as repository from './repository.js';
 import type { AgentsTable } from './table.js';
 
@@ -85,10 +85,10 @@ function groupBy<T extends { agent_id: number }, U>(rows: readonly T[], view: (r
   return groups;
 }
 
-async function present(db: Db, rows: readonly repository.AgentRow[], include: ReadonlySet<AgentInclude>): Promise<RenderedAgent[]> {
+async function present(db: Db, site: Site, rows: readonly repository.AgentRow[], include: ReadonlySet<AgentInclude>): Promise<RenderedAgent[]> {
   const ids = rows.map((r) => r.id);
-  const [timezone, services, locations] = await Promise.all([
-    getTimezone(db),
+  const [{ timezone }, services, locations] = await Promise.all([
+    site(),
     include.has('services') ? repository.servicesOf(db, ids) : [],
     include.has('locations') ? repository.locationsOf(db, ids) : [],
   ]);
@@ -217,22 +217,23 @@ function includesFor(serviceLinks: unknown, locationIds: unknown): Set<AgentIncl
 
 export async function listAgents(
   db: Db,
+  site: Site,
   filter: repository.AgentFilter,
   sort: { by: repository.AgentSort; direction: 'asc' | 'desc' },
   page: PageRequest,
   include: ReadonlySet<AgentInclude>,
 ): Promise<{ data: RenderedAgent[]; page: Page }> {
   const { rows, total } = await repository.listAgents(db, filter, sort, page);
-  return { data: await present(db, rows, include), page: pageOf(page, total) };
+  return { data: await present(db, site, rows, include), page: pageOf(page, total) };
 }
 
-export async function getAgent(db: Db, id: number, include: ReadonlySet<AgentInclude>): Promise<RenderedAgent> {
+export async function getAgent(db: Db, site: Site, id: number, include: ReadonlySet<AgentInclude>): Promise<RenderedAgent> {
   const row = await repository.findAgent(db, id);
   if (!row) throw notFound('agent_not_found', 'Agent', id);
-  return (await present(db, [row], include))[0]!;
+  return (await present(db, site, [row], include))[0]!;
 }
 
-export async function createAgent(db: Db, input: AgentInput & { first_name: string; last_name: string; email: string }): Promise<RenderedAgent> {
+export async function createAgent(db: Db, site: Site, input: AgentInput & { first_name: string; last_name: string; email: string }): Promise<RenderedAgent> {
   const at = nowIso();
   const { row, serviceLinks, locationIds } = await referencingCatalog(db, async (trx) => {
     const { changes: c, serviceLinks, locationIds } = await checked(trx, input);
@@ -253,10 +254,10 @@ export async function createAgent(db: Db, input: AgentInput & { first_name: stri
     if (locationIds) await repository.setAgentLocations(trx, created.id, locationIds);
     return { row: created, serviceLinks, locationIds };
   });
-  return (await present(db, [row], includesFor(serviceLinks, locationIds)))[0]!;
+  return (await present(db, site, [row], includesFor(serviceLinks, locationIds)))[0]!;
 }
 
-export async function updateAgent(db: Db, id: number, input: AgentInput): Promise<RenderedAgent> {
+export async function updateAgent(db: Db, site: Site, id: number, input: AgentInput): Promise<RenderedAgent> {
   if (!(await repository.findAgent(db, id))) throw notFound('agent_not_found', 'Agent', id);
   const { row, serviceLinks, locationIds } = await referencingCatalog(db, async (trx) => {
     const { changes, serviceLinks, locationIds } = await checked(trx, input);
@@ -266,7 +267,7 @@ export async function updateAgent(db: Db, id: number, input: AgentInput): Promis
     if (locationIds) await repository.setAgentLocations(trx, id, locationIds);
     return { row: updated, serviceLinks, locationIds };
   });
-  return (await present(db, [row], includesFor(serviceLinks, locationIds)))[0]!;
+  return (await present(db, site, [row], includesFor(serviceLinks, locationIds)))[0]!;
 }
 
 /** Deletes the record, or retires it when past bookings keep it; 409 while upcoming bookings need it. */

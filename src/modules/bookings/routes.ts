@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { App } from '../../core/app.js';
+import type { Site } from '../../core/site.js';
 import { validationDetails } from '../../http/error-handler.js';
 import { AppError } from '../../core/errors.js';
 import { offsetOf, pageOf } from '../../core/pagination.js';
@@ -9,7 +10,6 @@ import { toCents } from '../../lib/money.js';
 import { grants } from '../../core/access.js';
 import { daySpan } from '../availability/index.js';
 import { isoBound } from '../availability/index.js';
-import { getTimezone } from '../settings/index.js';
 import { toListItem, type BookingView } from './present.js';
 import * as repository from './repository.js';
 import {
@@ -40,7 +40,7 @@ import {
 import { createBooking, createBulk, deleteBooking, readBooking, type Handle } from './service.js';
 import { updateBooking } from './update.js';
 
-async function listFilters(app: App, query: ListQueryInput): Promise<repository.ListFilters> {
+async function listFilters(site: Site, query: ListQueryInput): Promise<repository.ListFilters> {
   if ((query.meta_key === undefined) !== (query.meta_value === undefined)) {
     const missing = query.meta_key === undefined ? 'meta_key' : 'meta_value';
     throw new AppError('invalid_request', 'meta_key and meta_value go together', { [missing]: 'is required with the other' });
@@ -57,7 +57,7 @@ async function listFilters(app: App, query: ListQueryInput): Promise<repository.
     return cents;
   };
   // Creation dates are the site's local dates; created_at holds UTC instants.
-  const timezone = query.created_date_from !== undefined || query.created_date_to !== undefined ? await getTimezone(app.db) : 'UTC';
+  const timezone = query.created_date_from !== undefined || query.created_date_to !== undefined ? (await site()).timezone : 'UTC';
   return {
     statuses: query.status === undefined ? undefined : [query.status === 'confirmed' ? 'approved' : query.status],
     customerId: query.customer_id,
@@ -131,7 +131,7 @@ export default async function bookingRoutes(app: App): Promise<void> {
     },
     async (request) => {
       const query = request.query;
-      const filters = await listFilters(app, query);
+      const filters = await listFilters(request.site, query);
       const pageRequest = { page: query.page ?? 1, perPage: query.per_page ?? 20 };
       const [total, rows] = await Promise.all([
         repository.countBookings(app.db, filters),

@@ -6,7 +6,6 @@ import { FieldErrors } from '../../core/field-errors.js';
 import { pageOf, pageParams } from '../../core/pagination.js';
 import { AUTH_ERRORS, errorResponses, IdParams } from '../../http/schemas.js';
 import type { Permission } from '../../core/access.js';
-import { getTimezone } from '../settings/index.js';
 import { localDateTime } from '../../lib/time.js';
 import * as repository from './category-repository.js';
 
@@ -57,7 +56,7 @@ export function categoryRoutes(kind: CategoryKind) {
       },
       async (request) => {
         const page = { page: request.query.page ?? 1, perPage: request.query.per_page ?? 20 };
-        const [{ rows, total }, timezone] = await Promise.all([repository.listCategories(app.db, kind.table, page), getTimezone(app.db)]);
+        const [{ rows, total }, { timezone }] = await Promise.all([repository.listCategories(app.db, kind.table, page), request.site()]);
         const p = pageOf(page, total);
         return {
           success: true as const,
@@ -80,7 +79,7 @@ export function categoryRoutes(kind: CategoryKind) {
       },
       async (request, reply) => {
         const row = await repository.insertCategory(app.db, kind.table, checkedName(request.body.name));
-        return reply.status(201).send({ success: true as const, message: `${kind.what} created`, data: render(row, await getTimezone(app.db)) });
+        return reply.status(201).send({ success: true as const, message: `${kind.what} created`, data: render(row, (await request.site()).timezone) });
       },
     );
 
@@ -99,7 +98,7 @@ export function categoryRoutes(kind: CategoryKind) {
       async (request) => {
         const row = await repository.renameCategory(app.db, kind.table, request.params.id, checkedName(request.body.name));
         if (!row) throw missing(request.params.id);
-        return { success: true as const, message: `${kind.what} updated`, data: render(row, await getTimezone(app.db)) };
+        return { success: true as const, message: `${kind.what} updated`, data: render(row, (await request.site()).timezone) };
       },
     );
 

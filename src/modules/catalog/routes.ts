@@ -3,7 +3,6 @@ import { parseInclude, sortDirection } from '../../http/list-query.js';
 import { AUTH_ERRORS, errorResponses, IdParams } from '../../http/schemas.js';
 import { toCents } from '../../lib/money.js';
 import { storedDayBounds } from '../availability/index.js';
-import { getTimezone } from '../settings/index.js';
 import { categoryRoutes } from './category-routes.js';
 import {
   CreateServiceBody,
@@ -36,10 +35,11 @@ export default async function catalogRoutes(app: App): Promise<void> {
     async (request) => {
       const q = request.query;
       const include = parseInclude(q.include, SERVICE_INCLUDES);
-      const timezone = await getTimezone(app.db);
+      const { timezone } = await request.site();
       const page = { page: q.page ?? 1, perPage: q.per_page ?? SERVICES_PER_PAGE };
       const { data, page: p } = await service.listServices(
         app.db,
+        request.site,
         {
           search: q.search,
           name: q.name,
@@ -83,7 +83,7 @@ export default async function catalogRoutes(app: App): Promise<void> {
     },
     async (request) => ({
       success: true as const,
-      data: await service.getService(app.db, request.params.id, parseInclude(request.query.include, SERVICE_INCLUDES)),
+      data: await service.getService(app.db, request.site, request.params.id, parseInclude(request.query.include, SERVICE_INCLUDES)),
     }),
   );
 
@@ -100,7 +100,7 @@ export default async function catalogRoutes(app: App): Promise<void> {
       },
     },
     async (request, reply) => {
-      const data = await service.createService(app.db, request.body);
+      const data = await service.createService(app.db, request.site, request.body);
       return reply.status(201).send({ success: true as const, message: 'Service created', data });
     },
   );
@@ -120,7 +120,7 @@ export default async function catalogRoutes(app: App): Promise<void> {
     async (request) => ({
       success: true as const,
       message: 'Service updated',
-      data: await service.updateService(app.db, request.params.id, request.body),
+      data: await service.updateService(app.db, request.site, request.params.id, request.body),
     }),
   );
 

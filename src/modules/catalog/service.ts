@@ -6,7 +6,7 @@ import { pageOf, type Page, type PageRequest } from '../../core/pagination.js';
 import { formatCents, toCents } from '../../lib/money.js';
 import { localDateTime } from '../../lib/time.js';
 import { nowIso } from '../../lib/time.js';
-import { getTimezone } from '../settings/index.js';
+import type { Site } from '../../core/site.js';
 import { assertCategoryExists } from './category-repository.js';
 import { deleteUnlessBooked } from './in-use.js';
 import * as repository from './repository.js';
@@ -75,11 +75,11 @@ function groupBy<T extends { service_id: number }>(rows: readonly T[]): Map<numb
   return groups;
 }
 
-async function present(db: Db, rows: readonly repository.ServiceRow[], include: ReadonlySet<ServiceInclude>): Promise<RenderedService[]> {
+async function present(db: Db, site: Site, rows: readonly repository.ServiceRow[], include: ReadonlySet<ServiceInclude>): Promise<RenderedService[]> {
   const ids = rows.map((r) => r.id);
   const categoryIds = [...new Set(rows.flatMap((r) => (r.category_id === null ? [] : [r.category_id])))];
-  const [timezone, categories, agents, locations] = await Promise.all([
-    getTimezone(db),
+  const [{ timezone }, categories, agents, locations] = await Promise.all([
+    site(),
     include.has('category') ? repository.categoriesOf(db, categoryIds) : [],
     include.has('agents') ? repository.agentsOf(db, ids) : [],
     include.has('locations') ? repository.locationsOf(db, ids) : [],
@@ -154,23 +154,24 @@ async function checked(db: Db, input: ServiceInput, current?: repository.Service
 
 export async function listServices(
   db: Db,
+  site: Site,
   filter: repository.ServiceFilter,
   sort: { by: repository.ServiceSort; direction: 'asc' | 'desc' },
   page: PageRequest,
   include: ReadonlySet<ServiceInclude>,
 ): Promise<{ data: RenderedService[]; page: Page }> {
   const { rows, total } = await repository.listServices(db, filter, sort, page);
-  return { data: await present(db, rows, include), page: pageOf(page, total) };
+  return { data: await present(db, site, rows, include), page: pageOf(page, total) };
 }
 
-export async function getService(db: Db, id: number, include: ReadonlySet<ServiceInclude>): Promise<RenderedService> {
+export async function getService(db: Db, site: Site, id: number, include: ReadonlySet<ServiceInclude>): Promise<RenderedService> {
   const row = await repository.findService(db, id);
   if (!row) throw notFound('service_not_found', 'Service', id);
-  return (await present(db, [row], include))[0]!;
+  return (await present(db, site, [row], include))[0]!;
 }
 
 /** POST /services with the spec's defaults. */
-export async function createService(db: Db, input: ServiceInput & { name: string }): Promise<RenderedService> {
+export async function createService(db: Db, site: Site, input: ServiceInput & { name: string }): Promise<RenderedService> {
   const at = nowIso();
   const { row, agentIds } = await referencingCatalog(db, async (trx) => {
     const { changes: c, agentIds } = await checked(trx, input);
@@ -196,10 +197,10 @@ export async function createService(db: Db, input: ServiceInput & { name: string
     if (agentIds) await repository.setServiceAgents(trx, created.id, agentIds);
     return { row: created, agentIds };
   });
-  return (await present(db, [row], new Set(agentIds ? ['agents'] : [])))[0]!;
+  return (await present(db, site, [row], new Set(agentIds ? ['agents'] : [])))[0]!;
 }
 
-export async function updateService(db: Db, id: number, input: ServiceInput): Promise<RenderedService> {
+export async function updateService(db: Db, site: Site, id: number, input: ServiceInput): Promise<RenderedService> {
   const current = await repository.findService(db, id);
   if (!current) throw notFound('service_not_found', 'Service', id);
   const { row, agentIds } = await referencingCatalog(db, async (trx) => {
@@ -209,7 +210,7 @@ export async function updateService(db: Db, id: number, input: ServiceInput): Pr
     if (agentIds) await repository.setServiceAgents(trx, id, agentIds);
     return { row: updated, agentIds };
   });
-  return (await present(db, [row], new Set(agentIds ? ['agents'] : [])))[0]!;
+  return (await present(db, site, [row], new Set(agentIds ? ['agents'] : [])))[0]!;
 }
 
 /** Deletes the record, or retires it when past bookings keep it; 409 while upcoming bookings need it. */

@@ -26,7 +26,7 @@ export default async function couponRoutes(app: App): Promise<void> {
       },
     },
     async (request, reply) => {
-      const data = await service.createCoupon(app.db, request.body);
+      const data = await service.createCoupon(app.db, request.site, request.body);
       return reply.status(201).send({ success: true as const, message: 'Coupon created', data });
     },
   );
@@ -42,7 +42,7 @@ export default async function couponRoutes(app: App): Promise<void> {
         response: { 200: CouponListResponse, ...errorResponses([400, ...AUTH_ERRORS]) },
       },
     },
-    async (request) => service.listCoupons(app.db, request.query),
+    async (request) => service.listCoupons(app.db, request.site, request.query),
   );
 
   app.get(
@@ -56,7 +56,7 @@ export default async function couponRoutes(app: App): Promise<void> {
         response: { 200: CouponResponse, ...errorResponses([400, 404, ...AUTH_ERRORS]) },
       },
     },
-    async (request) => ({ success: true as const, data: await service.getCoupon(app.db, request.params.code) }),
+    async (request) => ({ success: true as const, data: await service.getCoupon(app.db, request.site, request.params.code) }),
   );
 
   app.put(
@@ -74,7 +74,7 @@ export default async function couponRoutes(app: App): Promise<void> {
     async (request) => ({
       success: true as const,
       message: 'Coupon updated',
-      data: await service.updateCoupon(app.db, request.params.code, request.body),
+      data: await service.updateCoupon(app.db, request.site, request.params.code, request.body),
     }),
   );
 

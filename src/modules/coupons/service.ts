@@ -5,7 +5,7 @@ import { AppError, notFound } from '../../core/errors.js';
 import { centsToNumber, toCents } from '../../lib/money.js';
 import { nowIso } from '../../lib/time.js';
 import { localDateTime } from '../../lib/time.js';
-import { getTimezone } from '../settings/index.js';
+import type { Site } from '../../core/site.js';
 import * as repository from './repository.js';
 import { couponDiscountCents, couponRejection, heldCouponDiscountCents } from './rules.js';
 import type { CouponCreateBody, CouponListQuery, CouponUpdateBody, CouponView } from './schemas.js';
@@ -63,7 +63,7 @@ function alreadyExists(code: string, existingId: number | undefined): AppError {
   });
 }
 
-export async function createCoupon(db: Db, body: CouponCreateBody): Promise<CouponView> {
+export async function createCoupon(db: Db, site: Site, body: CouponCreateBody): Promise<CouponView> {
   const at = nowIso();
   const row = {
     code: body.code,
@@ -91,10 +91,10 @@ export async function createCoupon(db: Db, body: CouponCreateBody): Promise<Coup
     if (isUniqueViolation(error, 'coupons', 'code_lower')) throw alreadyExists(body.code, undefined);
     throw error;
   }
-  return presentCoupon(await requireCoupon(db, body.code), await getTimezone(db));
+  return presentCoupon(await requireCoupon(db, body.code), (await site()).timezone);
 }
 
-export async function updateCoupon(db: Db, code: string, body: CouponUpdateBody): Promise<CouponView> {
+export async function updateCoupon(db: Db, site: Site, code: string, body: CouponUpdateBody): Promise<CouponView> {
   const coupon = await requireCoupon(db, code);
   const changes: Partial<Omit<repository.CouponRow, 'id'>> = {};
   if (body.name !== undefined) changes.name = body.name.trim();
@@ -112,17 +112,17 @@ export async function updateCoupon(db: Db, code: string, body: CouponUpdateBody)
   }
   checkTerms({ ...coupon, ...changes });
   await repository.updateCoupon(db, coupon.id, { ...changes, updated_at: nowIso() });
-  return presentCoupon(await requireCoupon(db, coupon.code), await getTimezone(db));
+  return presentCoupon(await requireCoupon(db, coupon.code), (await site()).timezone);
 }
 
-export async function getCoupon(db: Db, code: string): Promise<CouponView> {
-  return presentCoupon(await requireCoupon(db, code), await getTimezone(db));
+export async function getCoupon(db: Db, site: Site, code: string): Promise<CouponView> {
+  return presentCoupon(await requireCoupon(db, code), (await site()).timezone);
 }
 
-export async function listCoupons(db: Db, query: CouponListQuery) {
+export async function listCoupons(db: Db, site: Site, query: CouponListQuery) {
   const page = pageRequest(query, 10);
   const { rows, total } = await repository.listCoupons(db, { status: query.status, discountType: query.discount_type }, page);
-  const timezone = await getTimezone(db);
+  const { timezone } = await site();
   return { success: true as const, data: rows.map((row) => presentCoupon(row, timezone)), pagination: pagination(page, total) };
 }
 

@@ -30,7 +30,7 @@ export default async function customerRoutes(app: App): Promise<void> {
       },
     },
     async (request) => {
-      const { data, page } = await listCustomers(app.db, request.query);
+      const { data, page } = await listCustomers(app.db, request.site, request.query);
       return {
         status: 'success' as const,
         data,
@@ -62,7 +62,7 @@ export default async function customerRoutes(app: App): Promise<void> {
       },
     },
     async (request, reply) => {
-      const customer = await createCustomer(app, request.body);
+      const customer = await createCustomer(app, request.site, request.body);
       return reply.status(201).send({ success: true as const, message: 'Customer created', data: customer });
     },
   );
@@ -81,7 +81,7 @@ export default async function customerRoutes(app: App): Promise<void> {
       },
     },
     async (request) => {
-      const customer = await getCustomer(app.db, request.params.id, parseInclude(request.query.include));
+      const customer = await getCustomer(app.db, request.site, request.params.id, parseInclude(request.query.include));
       return { success: true as const, data: customer };
     },
   );
@@ -102,7 +102,7 @@ export default async function customerRoutes(app: App): Promise<void> {
       },
     },
     async (request) => {
-      const customer = await updateCustomer(app, request.params.id, request.body);
+      const customer = await updateCustomer(app, request.site, request.params.id, request.body);
       return { success: true as const, message: 'Customer updated', data: customer };
     },
   );

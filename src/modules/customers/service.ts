@@ -4,11 +4,11 @@ import type { Db, Dialect } from '../../db/database.js';
 import { lockedTransaction } from '../../db/transactions.js';
 import { AppError, notFound, type ErrorDetails } from '../../core/errors.js';
 import { offsetOf, pageOf, type Page } from '../../core/pagination.js';
+import type { Site } from '../../core/site.js';
 import { formatCents } from '../../lib/money.js';
 import { isCalendarDate, localDateTime, nowIso, storedInstant, todayIn } from '../../lib/time.js';
 import { localInstant, storedDayBounds, wallClockBoundary } from '../availability/index.js';
 import { enqueueMail } from '../mail/index.js';
-import { getTimezone } from '../settings/index.js';
 import * as repository from './repository.js';
 import type { CustomerBookingRow, CustomerFilters, CustomerRow } from './repository.js';
 import { cleanCustomerInput, emailTaken, mergeCustomFields, type CleanedInput } from './rules.js';
@@ -236,8 +236,8 @@ export interface CustomerList {
   page: Page;
 }
 
-export async function listCustomers(db: Db, query: CustomerListQuery): Promise<CustomerList> {
-  const timezone = await getTimezone(db);
+export async function listCustomers(db: Db, site: Site, query: CustomerListQuery): Promise<CustomerList> {
+  const { timezone } = await site();
   const filters = listFilters(query, timezone);
   const request = { page: query.page ?? 1, perPage: query.per_page ?? 20 };
   const order = { column: query.order_by ?? 'created_at', direction: query.order_direction ?? 'desc' } as const;
@@ -260,10 +260,10 @@ export async function listCustomers(db: Db, query: CustomerListQuery): Promise<C
 
 // --- Read ---------------------------------------------------------------------------------------
 
-export async function getCustomer(db: Db, id: number, include: ReadonlySet<Include> = new Set()): Promise<CustomerDetailView> {
+export async function getCustomer(db: Db, site: Site, id: number, include: ReadonlySet<Include> = new Set()): Promise<CustomerDetailView> {
   const row = await repository.findCustomer(db, id);
   if (!row) throw notFound('customer_not_found', 'Customer', id);
-  const timezone = await getTimezone(db);
+  const { timezone } = await site();
   const view = detailView(row, timezone);
   await attachRelated(db, [view], include, timezone);
   return view;
@@ -331,8 +331,8 @@ export async function persistNewCustomer(database: DbWithDialect, columns: repos
   }
 }
 
-export async function createCustomer(database: DbWithDialect, body: CreateCustomerBody): Promise<CreatedCustomer> {
-  const timezone = await getTimezone(database.db);
+export async function createCustomer(database: DbWithDialect, site: Site, body: CreateCustomerBody): Promise<CreatedCustomer> {
+  const { timezone } = await site();
   const { columns, customFields, errors } = cleanCustomerInput(body, { isoCountry: false, today: todayIn(timezone) });
   if (Object.keys(errors).length > 0) {
     throw new AppError('validation_failed', `Invalid customer data: ${Object.keys(errors).join(', ')}`, errors);
@@ -394,8 +394,8 @@ async function applyUpdate(trx: Db, id: number, { columns, customFields, errors 
  * Changes only the supplied fields. Read, merge and write hold the customer's lock, so concurrent
  * updates never lose each other's custom fields; the unique email key judges a taken email.
  */
-export async function updateCustomer(database: DbWithDialect, id: number, body: UpdateCustomerBody): Promise<UpdatedCustomer> {
-  const timezone = await getTimezone(database.db);
+export async function updateCustomer(database: DbWithDialect, site: Site, id: number, body: UpdateCustomerBody): Promise<UpdatedCustomer> {
+  const { timezone } = await site();
   const input = cleanCustomerInput(body, { isoCountry: true, today: todayIn(timezone) });
   let row: CustomerRow;
   try {

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { printJson, UsageError, type Command } from '../../cli/command.js';
-import { changeSettings, getTimezone, parseSetting } from '../settings/index.js';
+import { changeSettings, getSettings, parseSetting } from '../settings/index.js';
 import { seedDemo } from './seed.js';
 
 export const seed: Command = {
@@ -13,7 +13,7 @@ export const seed: Command = {
     if (!values.demo) throw new UsageError('--demo is required: it is the only data set there is');
     if (values.timezone !== undefined) await changeSettings(db, { timezone: parseSetting('timezone', values.timezone) });
     const created = await seedDemo(db);
-    const timezone = await getTimezone(db);
+    const { timezone } = await getSettings(db);
     if (values.json) {
       printJson(io, { timezone, created });
       return;

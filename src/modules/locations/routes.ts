@@ -28,7 +28,7 @@ export default async function locationRoutes(app: App): Promise<void> {
     },
     async (request) => {
       const { page = 1, per_page = LOCATIONS_PER_PAGE, search, status } = request.query;
-      const { data, page: p } = await service.listLocations(app.db, { search, status }, { page, perPage: per_page });
+      const { data, page: p } = await service.listLocations(app.db, request.site, { search, status }, { page, perPage: per_page });
       return {
         success: true as const,
         data,
@@ -50,7 +50,7 @@ export default async function locationRoutes(app: App): Promise<void> {
       config: { permission: 'locations:read' },
       schema: { summary: 'One location', tags, params: IdParams, response: { 200: LocationResponse, ...errorResponses([400, 404, ...AUTH_ERRORS]) } },
     },
-    async (request) => ({ success: true as const, data: await service.getLocation(app.db, request.params.id) }),
+    async (request) => ({ success: true as const, data: await service.getLocation(app.db, request.site, request.params.id) }),
   );
 
   app.post(
@@ -65,7 +65,7 @@ export default async function locationRoutes(app: App): Promise<void> {
       },
     },
     async (request, reply) => {
-      const data = await service.createLocation(app.db, request.body);
+      const data = await service.createLocation(app.db, request.site, request.body);
       return reply.status(201).send({ success: true as const, message: 'Location created', data });
     },
   );
@@ -85,7 +85,7 @@ export default async function locationRoutes(app: App): Promise<void> {
     async (request) => ({
       success: true as const,
       message: 'Location updated',
-      data: await service.updateLocation(app.db, request.params.id, request.body),
+      data: await service.updateLocation(app.db, request.site, request.params.id, request.body),
     }),
   );
 

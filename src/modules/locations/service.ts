@@ -5,9 +5,9 @@ import { FieldErrors } from '../../core/field-errors.js';
 import { pageOf, type Page, type PageRequest } from '../../core/pagination.js';
 import { localDateTime } from '../../lib/time.js';
 import { nowIso } from '../../lib/time.js';
+import type { Site } from '../../core/site.js';
 import { assertCategoryExists } from '../catalog/index.js';
 import { deleteUnlessBooked } from '../catalog/index.js';
-import { getTimezone } from '../settings/index.js';
 import type { LocationsTable } from './table.js';
 import * as repository from './repository.js';
 
@@ -50,20 +50,21 @@ async function checked(db: Db, input: LocationInput): Promise<LocationInput> {
 
 export async function listLocations(
   db: Db,
+  site: Site,
   filter: repository.LocationFilter,
   page: PageRequest,
 ): Promise<{ data: ReturnType<typeof renderLocation>[]; page: Page }> {
-  const [{ rows, total }, timezone] = await Promise.all([repository.listLocations(db, filter, page), getTimezone(db)]);
+  const [{ rows, total }, { timezone }] = await Promise.all([repository.listLocations(db, filter, page), site()]);
   return { data: rows.map((r) => renderLocation(r, timezone)), page: pageOf(page, total) };
 }
 
-export async function getLocation(db: Db, id: number) {
+export async function getLocation(db: Db, site: Site, id: number) {
   const row = await repository.findLocation(db, id);
   if (!row) throw notFound('location_not_found', 'Location', id);
-  return renderLocation(row, await getTimezone(db));
+  return renderLocation(row, (await site()).timezone);
 }
 
-export async function createLocation(db: Db, input: LocationInput & { name: string }) {
+export async function createLocation(db: Db, site: Site, input: LocationInput & { name: string }) {
   const at = nowIso();
   const row = await referencingCatalog(db, async (trx) => {
     const values = await checked(trx, input);
@@ -78,14 +79,14 @@ export async function createLocation(db: Db, input: LocationInput & { name: stri
       updated_at: at,
     });
   });
-  return renderLocation(row, await getTimezone(db));
+  return renderLocation(row, (await site()).timezone);
 }
 
-export async function updateLocation(db: Db, id: number, input: LocationInput) {
+export async function updateLocation(db: Db, site: Site, id: number, input: LocationInput) {
   if (!(await repository.findLocation(db, id))) throw notFound('location_not_found', 'Location', id);
   const row = await referencingCatalog(db, async (trx) => repository.updateLocation(trx, id, { ...(await checked(trx, input)), updated_at: nowIso() }));
   if (!row) throw notFound('location_not_found', 'Location', id);
-  return renderLocation(row, await getTimezone(db));
+  return renderLocation(row, (await site()).timezone);
 }
 
 /** Deletes the record, or retires it when past bookings keep it; 409 while upcoming bookings need it. */

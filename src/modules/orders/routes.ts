@@ -18,7 +18,7 @@ export default async function orderRoutes(app: App): Promise<void> {
         response: { 200: OrderList, ...errorResponses([400, ...AUTH_ERRORS]) },
       },
     },
-    async (request) => service.listOrders(app.db, request.query),
+    async (request) => service.listOrders(app.db, request.site, request.query),
   );
 
   app.get(
@@ -32,7 +32,7 @@ export default async function orderRoutes(app: App): Promise<void> {
         response: { 200: Order, ...errorResponses([400, 404, ...AUTH_ERRORS]) },
       },
     },
-    async (request) => service.getOrder(app.db, request.params.id),
+    async (request) => service.getOrder(app.db, request.site, request.params.id),
   );
 
   app.put(
@@ -50,7 +50,7 @@ export default async function orderRoutes(app: App): Promise<void> {
         response: { 200: Order, ...errorResponses([400, 404, 422, ...AUTH_ERRORS]) },
       },
     },
-    async (request) => service.updateOrder(app, request.params.id, request.body),
+    async (request) => service.updateOrder(app, request.site, request.params.id, request.body),
   );
 
   app.get(
@@ -65,7 +65,7 @@ export default async function orderRoutes(app: App): Promise<void> {
         response: { 200: envelopeBList(Invoice), ...errorResponses([400, 404, ...AUTH_ERRORS]) },
       },
     },
-    async (request) => service.listInvoices(app.db, request.params.order_id, request.query),
+    async (request) => service.listInvoices(app.db, request.site, request.params.order_id, request.query),
   );
 
   app.get(
@@ -79,7 +79,7 @@ export default async function orderRoutes(app: App): Promise<void> {
         response: { 200: envelopeB(Invoice), ...errorResponses([400, 404, ...AUTH_ERRORS]) },
       },
     },
-    async (request) => ({ success: true as const, data: await service.getInvoice(app.db, request.params.order_id, request.params.invoice_id) }),
+    async (request) => ({ success: true as const, data: await service.getInvoice(app.db, request.site, request.params.order_id, request.params.invoice_id) }),
   );
 
   app.put(
@@ -97,7 +97,7 @@ export default async function orderRoutes(app: App): Promise<void> {
     async (request) => ({
       success: true as const,
       message: 'Invoice updated',
-      data: await service.updateInvoice(app, request.params.order_id, request.params.invoice_id, request.body),
+      data: await service.updateInvoice(app, request.site, request.params.order_id, request.params.invoice_id, request.body),
     }),
   );
 
@@ -113,7 +113,7 @@ export default async function orderRoutes(app: App): Promise<void> {
         response: { 200: envelopeBList(Transaction), ...errorResponses([400, 404, ...AUTH_ERRORS]) },
       },
     },
-    async (request) => service.listOrderTransactions(app.db, request.params.order_id, request.query),
+    async (request) => service.listOrderTransactions(app.db, request.site, request.params.order_id, request.query),
   );
 
   app.get(
@@ -129,7 +129,7 @@ export default async function orderRoutes(app: App): Promise<void> {
     },
     async (request) => ({
       success: true as const,
-      data: await service.getOrderTransaction(app.db, request.params.order_id, request.params.transaction_id),
+      data: await service.getOrderTransaction(app.db, request.site, request.params.order_id, request.params.transaction_id),
     }),
   );
 }

@@ -6,7 +6,7 @@ import { AppError, notFound } from '../../core/errors.js';
 import { formatCents, toCents } from '../../lib/money.js';
 import { nowIso } from '../../lib/time.js';
 import { applyCoupon, heldCouponDiscount } from '../coupons/index.js';
-import { getTimezone } from '../settings/index.js';
+import type { Site } from '../../core/site.js';
 import { presentInvoice, presentOrder, presentOrderSummary, presentTransaction } from './present.js';
 import * as repository from './repository.js';
 import type { InvoiceUpdateBody, InvoiceView, OrderListQuery, OrderUpdateBody, OrderView, SubListQuery, TransactionView } from './schemas.js';
@@ -59,20 +59,20 @@ export async function requireOrder(db: Db, id: number): Promise<repository.Order
   return order;
 }
 
-export async function listOrders(db: Db, query: OrderListQuery) {
+export async function listOrders(db: Db, site: Site, query: OrderListQuery) {
   const page = pageRequest(query, 10);
   const { rows, total } = await repository.listOrders(
     db,
     { customerId: query.customer_id, status: query.status, paymentStatus: query.payment_status },
     page,
   );
-  const timezone = await getTimezone(db);
+  const { timezone } = await site();
   return { data: rows.map((row) => presentOrderSummary(row, timezone)), pagination: pagination(page, total) };
 }
 
-export async function getOrder(db: Db, id: number): Promise<OrderView> {
+export async function getOrder(db: Db, site: Site, id: number): Promise<OrderView> {
   const order = await requireOrder(db, id);
-  return presentOrder(order, await repository.orderItems(db, id), await getTimezone(db));
+  return presentOrder(order, await repository.orderItems(db, id), (await site()).timezone);
 }
 
 /**
@@ -162,11 +162,11 @@ async function moneyChanges(trx: Db, order: repository.OrderRow, body: OrderUpda
  * customer (with its bookings), amounts and coupon. A new total moves payment_status with the
  * succeeded payments unless payment_status is given, which is then set as is.
  */
-export async function updateOrder(source: DataSource, id: number, body: OrderUpdateBody): Promise<OrderView> {
+export async function updateOrder(source: DataSource, site: Site, id: number, body: OrderUpdateBody): Promise<OrderView> {
   if (Object.keys(body).length === 0) {
     throw new AppError('invalid_request', 'Nothing to update: send at least one order field', { body: 'no updatable field given' });
   }
-  const timezone = await getTimezone(source.db);
+  const { timezone } = await site();
   const couponCode = body.coupon_code?.trim();
   const locks: LockKey[] = [
     ...(couponCode ? [couponLock(couponCode)] : []),
@@ -215,7 +215,7 @@ export async function updateOrder(source: DataSource, id: number, body: OrderUpd
     if (isUniqueViolation(error, 'orders', 'confirmation_code')) throw confirmationCodeTaken();
     throw error;
   });
-  return getOrder(source.db, id);
+  return getOrder(source.db, site, id);
 }
 
 /**
@@ -266,16 +266,16 @@ async function requireInvoice(db: Db, orderId: number, invoiceId: number): Promi
   return invoice;
 }
 
-export async function listInvoices(db: Db, orderId: number, query: SubListQuery) {
+export async function listInvoices(db: Db, site: Site, orderId: number, query: SubListQuery) {
   await requireOrder(db, orderId);
   const page = pageRequest(query, 10);
   const { rows, total } = await repository.listInvoices(db, orderId, page);
-  const timezone = await getTimezone(db);
+  const { timezone } = await site();
   return { success: true as const, data: rows.map((row) => presentInvoice(row, timezone)), pagination: pagination(page, total) };
 }
 
-export async function getInvoice(db: Db, orderId: number, invoiceId: number): Promise<InvoiceView> {
-  return presentInvoice(await requireInvoice(db, orderId, invoiceId), await getTimezone(db));
+export async function getInvoice(db: Db, site: Site, orderId: number, invoiceId: number): Promise<InvoiceView> {
+  return presentInvoice(await requireInvoice(db, orderId, invoiceId), (await site()).timezone);
 }
 
 /**
@@ -283,7 +283,7 @@ export async function getInvoice(db: Db, orderId: number, invoiceId: number): Pr
  * balance, at most the invoice's charge amount (none when nothing is owed), and moves the order's
  * and bookings' payment_status, all in one transaction.
  */
-export async function updateInvoice(source: DataSource, orderId: number, invoiceId: number, body: InvoiceUpdateBody): Promise<InvoiceView> {
+export async function updateInvoice(source: DataSource, site: Site, orderId: number, invoiceId: number, body: InvoiceUpdateBody): Promise<InvoiceView> {
   if (body.status === undefined && body.charge_amount === undefined) {
     throw new AppError('invalid_request', 'Nothing to update: send status or charge_amount', { body: 'no updatable field given' });
   }
@@ -321,22 +321,22 @@ export async function updateInvoice(source: DataSource, orderId: number, invoice
     }
     await syncPaymentStatus(trx, orderId, at);
   });
-  return getInvoice(source.db, orderId, invoiceId);
+  return getInvoice(source.db, site, orderId, invoiceId);
 }
 
-export async function listOrderTransactions(db: Db, orderId: number, query: SubListQuery) {
+export async function listOrderTransactions(db: Db, site: Site, orderId: number, query: SubListQuery) {
   await requireOrder(db, orderId);
   const page = pageRequest(query, 10);
   const { rows, total } = await repository.listTransactions(db, { orderId }, page, 'asc');
-  const timezone = await getTimezone(db);
+  const { timezone } = await site();
   return { success: true as const, data: rows.map((row) => presentTransaction(row, timezone)), pagination: pagination(page, total) };
 }
 
-export async function getOrderTransaction(db: Db, orderId: number, transactionId: number): Promise<TransactionView> {
+export async function getOrderTransaction(db: Db, site: Site, orderId: number, transactionId: number): Promise<TransactionView> {
   await requireOrder(db, orderId);
   const transaction = await repository.findTransaction(db, transactionId);
   if (!transaction || transaction.order_id !== orderId) {
     throw notFound('transaction_not_found', 'Transaction', `${transactionId} of order ${orderId}`);
   }
-  return presentTransaction(transaction, await getTimezone(db));
+  return presentTransaction(transaction, (await site()).timezone);
 }

@@ -59,7 +59,7 @@ export default async function paymentRoutes(app: App): Promise<void> {
     },
     async (request, reply) => {
       rejectInvalid(request);
-      const data = await service.createPayment(app, request.body).catch((error: unknown) => {
+      const data = await service.createPayment(app, request.site, request.body).catch((error: unknown) => {
         throw failed(request, error, 'Failed to create payment');
       });
       return reply.status(201).send({ success: true as const, message: 'Payment recorded', data });
@@ -80,7 +80,7 @@ export default async function paymentRoutes(app: App): Promise<void> {
     },
     async (request) => {
       rejectInvalid(request);
-      return service.listPayments(app.db, request.query);
+      return service.listPayments(app.db, request.site, request.query);
     },
   );
 
@@ -98,7 +98,7 @@ export default async function paymentRoutes(app: App): Promise<void> {
     },
     async (request) => {
       rejectInvalid(request);
-      return { success: true as const, data: await service.getPayment(app.db, request.params.id) };
+      return { success: true as const, data: await service.getPayment(app.db, request.site, request.params.id) };
     },
   );
 
@@ -117,7 +117,7 @@ export default async function paymentRoutes(app: App): Promise<void> {
     },
     async (request) => {
       rejectInvalid(request);
-      const data = await service.updatePayment(app, request.params.id, request.body).catch((error: unknown) => {
+      const data = await service.updatePayment(app, request.site, request.params.id, request.body).catch((error: unknown) => {
         throw failed(request, error, `Failed to update payment ${request.params.id}`);
       });
       return { success: true as const, message: 'Payment updated', data };

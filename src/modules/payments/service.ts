@@ -7,7 +7,7 @@ import { presentTransaction } from '../orders/index.js';
 import * as orders from '../orders/index.js';
 import type { TransactionView } from '../orders/index.js';
 import { syncPaymentStatus, underOrderLocks, type DataSource } from '../orders/index.js';
-import { getTimezone } from '../settings/index.js';
+import type { Site } from '../../core/site.js';
 import type { PaymentCreateBody, PaymentListQuery, PaymentUpdateBody } from './schemas.js';
 import { customerLock, type LockKey, orderLock } from '../../core/locks.js';
 import { pageRequest, pagination } from '../../core/pagination.js';
@@ -35,11 +35,11 @@ async function requirePayment(db: Db, id: number): Promise<orders.TransactionRow
   return payment;
 }
 
-export async function getPayment(db: Db, id: number): Promise<TransactionView> {
-  return presentTransaction(await requirePayment(db, id), await getTimezone(db));
+export async function getPayment(db: Db, site: Site, id: number): Promise<TransactionView> {
+  return presentTransaction(await requirePayment(db, id), (await site()).timezone);
 }
 
-export async function listPayments(db: Db, query: PaymentListQuery) {
+export async function listPayments(db: Db, site: Site, query: PaymentListQuery) {
   const page = pageRequest(query, 10);
   const { rows, total } = await orders.listTransactions(
     db,
@@ -47,12 +47,12 @@ export async function listPayments(db: Db, query: PaymentListQuery) {
     page,
     'desc',
   );
-  const timezone = await getTimezone(db);
+  const { timezone } = await site();
   return { success: true as const, data: rows.map((row) => presentTransaction(row, timezone)), pagination: pagination(page, total) };
 }
 
 /** Records a payment of an order and moves the order's and its bookings' payment_status with it. */
-export async function createPayment(source: DataSource, body: PaymentCreateBody): Promise<TransactionView> {
+export async function createPayment(source: DataSource, site: Site, body: PaymentCreateBody): Promise<TransactionView> {
   const amount = amountCents(body.amount);
   const payer: LockKey[] = body.customer_id ? [{ shared: customerLock(body.customer_id) }] : [];
   const id = await underOrderLocks(source, body.order_id, payer, async (trx) => {
@@ -83,12 +83,12 @@ export async function createPayment(source: DataSource, body: PaymentCreateBody)
     await syncPaymentStatus(trx, order.id, at);
     return paymentId;
   });
-  return getPayment(source.db, id);
+  return getPayment(source.db, site, id);
 }
 
 const UPDATABLE = ['amount', 'processor', 'payment_method', 'payment_portion', 'kind', 'status', 'token', 'notes', 'receipt_number'];
 
-export async function updatePayment(source: DataSource, id: number, body: PaymentUpdateBody): Promise<TransactionView> {
+export async function updatePayment(source: DataSource, site: Site, id: number, body: PaymentUpdateBody): Promise<TransactionView> {
   if (Object.keys(body).length === 0) throw new AppError('invalid_request', `No fields to update: send at least one of ${UPDATABLE.join(', ')}`);
   const amount = body.amount === undefined ? undefined : amountCents(body.amount);
   const { order_id: orderId } = await requirePayment(source.db, id);
@@ -110,5 +110,5 @@ export async function updatePayment(source: DataSource, id: number, body: Paymen
     });
     await syncPaymentStatus(trx, orderId, at);
   });
-  return getPayment(source.db, id);
+  return getPayment(source.db, site, id);
 }

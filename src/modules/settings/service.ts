@@ -5,13 +5,10 @@ import { AppError } from '../../core/errors.js';
 import { nowIso } from '../../lib/time.js';
 import { DEFAULT_SITE_SCHEDULE, parseSchedule, SITE_SCHEDULE_KEY, type Schedule } from '../schedules/index.js';
 import { CATALOG_LOCK } from '../../core/locks.js';
-import { insertMissingSettings, readSetting, reexpressBookings, storedSettings, upsertSettings } from './repository.js';
+import { siteOnce, type Site, type SiteContext, type SiteSettings } from '../../core/site.js';
+import { insertMissingSettings, reexpressBookings, storedSettings, upsertSettings } from './repository.js';
 
-export interface SiteSettings {
-  timezone: string;
-  slot_interval_minutes: number;
-  min_lead_minutes: number;
-}
+export type { SiteSettings };
 
 export type SettingKey = keyof SiteSettings;
 export const SETTING_KEYS: readonly SettingKey[] = ['timezone', 'slot_interval_minutes', 'min_lead_minutes'];
@@ -75,8 +72,14 @@ function settingsOf(stored: Map<string, string>): SiteSettings {
   };
 }
 
-export async function getSettings(db: Db): Promise<SiteSettings> {
+/** The site context (the settings): one statement. */
+export async function getSettings(db: Db): Promise<SiteContext> {
   return settingsOf(await storedSettings(db));
+}
+
+/** The site context of `db` (a transaction's, or the database's outside one), read on first use only. */
+export function siteOf(db: Db): Site {
+  return siteOnce(() => getSettings(db));
 }
 
 /** The settings and the site schedule, which the settings table holds too: one read for both. */
@@ -84,10 +87,6 @@ export async function getSettingsAndSchedule(db: Db): Promise<{ settings: SiteSe
   const stored = await storedSettings(db);
   const schedule = stored.get(SITE_SCHEDULE_KEY);
   return { settings: settingsOf(stored), schedule: schedule === undefined ? DEFAULT_SITE_SCHEDULE : parseSchedule(schedule) };
-}
-
-export async function getTimezone(db: Db): Promise<string> {
-  return (await readSetting(db, 'timezone')) ?? 'UTC';
 }
 
 /**
@@ -99,7 +98,7 @@ export async function getTimezone(db: Db): Promise<string> {
 export async function changeSettings(db: Db, values: Partial<SiteSettings>, alongside?: (trx: Db) => Promise<void>): Promise<void> {
   const zone = values.timezone;
   await lockedTransaction({ db, dialect: dialectOfDb(db) }, zone === undefined ? [] : [CATALOG_LOCK], async (trx) => {
-    if (zone !== undefined && zone !== (await getTimezone(trx))) await reexpressBookings(trx, zone);
+    if (zone !== undefined && zone !== (await getSettings(trx)).timezone) await reexpressBookings(trx, zone);
     await setSettings(trx, values);
     await alongside?.(trx);
   });

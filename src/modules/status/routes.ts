@@ -3,7 +3,6 @@ import { Type } from 'typebox';
 import type { App } from '../../core/app.js';
 import { AUTH_ERRORS, errorResponses } from '../../http/schemas.js';
 import { isoWithOffset } from '../../lib/time.js';
-import { getTimezone } from '../settings/index.js';
 
 const StatusResponse = Type.Object({
   status: Type.Literal('success'),
@@ -20,8 +19,8 @@ export default async function statusRoutes(app: App): Promise<void> {
       config: { permission: 'any' },
       schema: { summary: 'Site timezone and current time', tags: ['status'], response: { 200: StatusResponse, ...errorResponses(AUTH_ERRORS) } },
     },
-    async () => {
-      const timezone = await getTimezone(app.db);
+    async (request) => {
+      const { timezone } = await request.site();
       const current_time = isoWithOffset(DateTime.now().setZone(timezone));
       return { status: 'success' as const, data: { timezone, current_time } };
     },

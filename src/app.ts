@@ -23,7 +23,7 @@ import { manageRoutes } from './modules/manage/index.js';
 import { AuditRecorder } from './modules/audit/index.js';
 import { DEFAULT_POLL_MS, MailSender } from './modules/mail/index.js';
 import { findActiveKey } from './modules/api-keys/index.js';
-import { initialiseSettings, siteOf } from './modules/settings/index.js';
+import { initialiseSettings, settingsRoutes, siteOf } from './modules/settings/index.js';
 import { agentRoutes } from './modules/agents/index.js';
 import { availabilityRoutes } from './modules/availability/index.js';
 import { bookingRoutes } from './modules/bookings/index.js';
@@ -34,7 +34,6 @@ import { locationRoutes } from './modules/locations/index.js';
 import { orderRoutes } from './modules/orders/index.js';
 import { paymentRoutes } from './modules/payments/index.js';
 import { scheduleRoutes } from './modules/schedules/index.js';
-import { settingsRoutes } from './modules/settings/index.js';
 import { statusRoutes } from './modules/status/index.js';
 
 /** Each domain's routes, mounted under the API root. */

@@ -8,8 +8,7 @@ import { keysCreate, keysList, keysRevoke } from './modules/api-keys/index.js';
 import { audit } from './modules/audit/index.js';
 import { seed } from './modules/demo/index.js';
 import { outboxList } from './modules/mail/index.js';
-import { initialiseSettings } from './modules/settings/index.js';
-import { settingsGet, settingsSet } from './modules/settings/index.js';
+import { initialiseSettings, settingsGet, settingsSet } from './modules/settings/index.js';
 
 const migrate: Command = {
   usage: 'migrate [--json]',

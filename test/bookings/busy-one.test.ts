@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { busyBookings } from '../../src/modules/availability/repository.js';
-import { busyBookingsOfAgent, longestBookingMs } from '../../src/modules/availability/repository.js';
+import { busyBookings, busyBookingsOfAgent, longestBookingMs } from '../../src/modules/availability/repository.js';
 import { insertAgent, insertBooking, insertCustomer, insertLocation, insertService } from '../fixtures.js';
 import { DIALECTS, useTestApp } from '../helper.js';
 

@@ -4,12 +4,10 @@ import { AppError, notFound } from '../../core/errors.js';
 import { FieldErrors } from '../../core/field-errors.js';
 import { pageOf, type Page, type PageRequest } from '../../core/pagination.js';
 import { formatCents, toCents } from '../../lib/money.js';
-import { localDateTime } from '../../lib/time.js';
-import { nowIso } from '../../lib/time.js';
+import { localDateTime, nowIso } from '../../lib/time.js';
 import type { Site } from '../../core/site.js';
 import { deleteUnlessBooked } from '../catalog/index.js';
-import type { Weekly } from '../schedules/index.js';
-import { checkWeekly, type WeeklyInput } from '../schedules/index.js';
+import { checkWeekly, type Weekly, type WeeklyInput } from '../schedules/index.js';
 import * as repository from './repository.js';
 import type { AgentsTable } from './table.js';
 

@@ -8,8 +8,7 @@ import { AUTH_ERRORS, errorResponses, IdParams } from '../../http/schemas.js';
 import { bodyPartValidator } from '../../http/sent-types.js';
 import { toCents } from '../../lib/money.js';
 import { grants } from '../../core/access.js';
-import { daySpan } from '../availability/index.js';
-import { isoBound } from '../availability/index.js';
+import { daySpan, isoBound } from '../availability/index.js';
 import { toListItem, type BookingView } from './present.js';
 import * as repository from './repository.js';
 import {

@@ -17,8 +17,7 @@ import {
   type SlotContext,
 } from '../availability/index.js';
 import { bookingMail, enqueueMails } from '../mail/index.js';
-import { insertBookingItems, insertBookingOrders, type NewBookingOrder } from '../orders/index.js';
-import { closeOrderOfDeletedBooking } from '../orders/index.js';
+import { closeOrderOfDeletedBooking, insertBookingItems, insertBookingOrders, type NewBookingOrder } from '../orders/index.js';
 import { getSettingsAndSchedule } from '../settings/index.js';
 import { catalogReads, probeOf, type CatalogReads } from './catalog-reads.js';
 import { failed, invalid, requireAgent, requireLocation, requireService } from './checks.js';

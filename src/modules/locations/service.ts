@@ -3,11 +3,9 @@ import { referencingCatalog } from '../../db/transactions.js';
 import { notFound } from '../../core/errors.js';
 import { FieldErrors } from '../../core/field-errors.js';
 import { pageOf, type Page, type PageRequest } from '../../core/pagination.js';
-import { localDateTime } from '../../lib/time.js';
-import { nowIso } from '../../lib/time.js';
+import { localDateTime, nowIso } from '../../lib/time.js';
 import type { Site } from '../../core/site.js';
-import { assertCategoryExists } from '../catalog/index.js';
-import { deleteUnlessBooked } from '../catalog/index.js';
+import { assertCategoryExists, deleteUnlessBooked } from '../catalog/index.js';
 import type { LocationsTable } from './table.js';
 import * as repository from './repository.js';
 

@@ -5,8 +5,7 @@ import { Type, type Static } from 'typebox';
 import type { App } from '../../core/app.js';
 import { AppError } from '../../core/errors.js';
 import { html, SafeHtml } from '../../lib/html.js';
-import { bookingAccessByCode, loadDetail, type BookingView } from '../bookings/index.js';
-import { TRANSITIONS, updateBooking } from '../bookings/index.js';
+import { bookingAccessByCode, type BookingView, loadDetail, TRANSITIONS, updateBooking } from '../bookings/index.js';
 import { manageKey } from '../manage-links/index.js';
 
 /**

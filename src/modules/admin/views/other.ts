@@ -1,6 +1,5 @@
 import { WEEKDAYS, type Weekday } from '../../schedules/index.js';
-import { OUTBOX_STATUSES } from '../../mail/index.js';
-import type { OutboxRow } from '../../mail/index.js';
+import { OUTBOX_STATUSES, type OutboxRow } from '../../mail/index.js';
 import { badge, csrfField, href, notice, pager } from '../html.js';
 import { html, type SafeHtml } from '../../../lib/html.js';
 import { displayInstant } from '../service.js';

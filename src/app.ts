@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import type { App } from './core/app.js';
 import type { Site } from './core/site.js';
 import type { Config } from './config.js';
-import { openDatabase, type DatabaseHandle, type Db, type Dialect } from './db/database.js';
+import { openDatabase, type DatabaseHandle, type Db } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { registerAuth } from './http/auth.js';
 import { clientError, frameworkError, registerErrorHandler } from './http/error-handler.js';
@@ -52,11 +52,9 @@ const MODULE_ROUTES: ((app: App) => Promise<void>)[] = [
   paymentRoutes,
 ];
 
-
 declare module 'fastify' {
   interface FastifyInstance {
     db: Db;
-    dialect: Dialect;
     appConfig: Config;
     audit: AuditRecorder;
     mailSender: MailSender;
@@ -154,7 +152,6 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const mailSender = new MailSender({ db: database.db, smtpUrl: config.smtpUrl, from: config.mailFrom, log: app.log });
 
   app.decorate('db', database.db);
-  app.decorate('dialect', database.dialect);
   app.decorate('appConfig', config);
   app.decorate('audit', audit);
   app.decorate('mailSender', mailSender);

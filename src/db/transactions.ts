@@ -17,14 +17,11 @@ import { dialectOfDb, type Db, type Dialect } from './database.js';
  * transaction PostgreSQL ends to break a deadlock (of row locks), or one that made a code another
  * row already has, runs again, three times at most.
  */
-export async function lockedTransaction<T>(
-  database: { db: Db; dialect: Dialect },
-  lockKeys: readonly LockKey[],
-  work: (trx: Db) => Promise<T>,
-): Promise<T> {
+export async function lockedTransaction<T>(db: Db, lockKeys: readonly LockKey[], work: (trx: Db) => Promise<T>): Promise<T> {
+  const dialect = dialectOfDb(db);
   for (let attempt = 1; ; attempt++) {
     try {
-      return await lockedAttempt(database, lockKeys, work);
+      return await lockedAttempt(db, dialect, lockKeys, work);
     } catch (error) {
       if (attempt >= ATTEMPTS || !(endedForAnother(error) || metTakenCode(error))) throw error;
     }
@@ -59,9 +56,9 @@ function metTakenCode(error: unknown): boolean {
   return GENERATED_CODES.some(([table, column]) => isUniqueViolation(error, table, column));
 }
 
-async function lockedAttempt<T>(database: { db: Db; dialect: Dialect }, lockKeys: readonly LockKey[], work: (trx: Db) => Promise<T>): Promise<T> {
-  return database.db.transaction().execute(async (trx) => {
-    if (database.dialect === 'postgres') {
+async function lockedAttempt<T>(db: Db, dialect: Dialect, lockKeys: readonly LockKey[], work: (trx: Db) => Promise<T>): Promise<T> {
+  return db.transaction().execute(async (trx) => {
+    if (dialect === 'postgres') {
       const exclusive = new Map<string, boolean>();
       for (const key of lockKeys) {
         if (typeof key === 'string') exclusive.set(key, true);
@@ -86,5 +83,5 @@ async function lockedAttempt<T>(database: { db: Db; dialect: Dialect }, lockKeys
  * so that no removal (which holds the lock exclusively) takes one away between check and commit.
  */
 export function referencingCatalog<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<T> {
-  return lockedTransaction({ db, dialect: dialectOfDb(db) }, [{ shared: CATALOG_LOCK }], work);
+  return lockedTransaction(db, [{ shared: CATALOG_LOCK }], work);
 }

@@ -74,14 +74,14 @@ describe.each(DIALECTS)('statements of booking creates (%s)', (dialect) => {
     };
   };
 
-  const counted = async (run: (h: { db: Db; dialect: Dialect; publicUrl: string }) => Promise<unknown>): Promise<string[]> => {
+  const counted = async (run: (db: Db) => Promise<unknown>): Promise<string[]> => {
     statements.length = 0;
-    await run({ db: logged, dialect, publicUrl: 'http://localhost' });
+    await run(logged);
     return [...statements];
   };
 
   it('a create reads settings, its records (the agent’s longest booking with them) and the busy bookings once, and writes order, booking, busy-time version, item and invoice', async () => {
-    const sql = await counted((h) => createBooking(h, request(), false));
+    const sql = await counted((h) => createBooking(h, 'http://localhost', request(), false));
     const work = sql.filter((s) => !/^(begin|commit)/i.test(s));
     expect(work).toHaveLength(8);
     expect(work.filter((s) => /^insert into "agent_busy_versions"/i.test(s))).toHaveLength(1);
@@ -90,10 +90,11 @@ describe.each(DIALECTS)('statements of booking creates (%s)', (dialect) => {
   });
 
   it('a new customer, metadata and a confirmation add one statement each, agent any two', async () => {
-    const plain = await counted((h) => createBooking(h, request(), false));
+    const plain = await counted((h) => createBooking(h, 'http://localhost', request(), false));
     const full = await counted((h) =>
       createBooking(
         h,
+        'http://localhost',
         request({ agent: 'any', customer: { new: { first_name: 'N', last_name: 'C', email: `n${day}@example.test`, phone: null } }, meta: { a: '1', b: '2' } }),
         true,
       ),
@@ -112,8 +113,8 @@ describe.each(DIALECTS)('statements of booking creates (%s)', (dialect) => {
           meta: i % 2 === 0 ? { n: String(i) } : {},
         }),
       );
-    const small = await counted((h) => createBulk(h, elements(4), true));
-    const large = await counted((h) => createBulk(h, elements(30), true));
+    const small = await counted((h) => createBulk(h, 'http://localhost', elements(4), true));
+    const large = await counted((h) => createBulk(h, 'http://localhost', elements(30), true));
     expect(large).toHaveLength(small.length);
   });
 });

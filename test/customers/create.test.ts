@@ -245,7 +245,7 @@ describe.each(DIALECTS)('POST /customers (%s)', (dialect) => {
     const email = uniqueEmail();
     const existing = await insertCustomer(t.db, { email });
     const attempt = persistNewCustomer(
-      { db: t.db, dialect },
+      t.db,
       { first_name: 'Late', last_name: `Comer${dialect}`, email: email.toUpperCase(), email_lower: email },
       new Date().toISOString(),
     );

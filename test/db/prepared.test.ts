@@ -106,7 +106,7 @@ describe.each(DIALECTS)('prepared queries (%s)', (dialect) => {
     ).rejects.toBe(rollback);
     expect(await preparedAuditRows.execute(t.db, 299, 'PUT')).toEqual([]);
 
-    const committed = await lockedTransaction({ db: t.db, dialect }, ['test:prepared'], (trx) => insertEntry.executeTakeFirst(trx, '/locked', 298));
+    const committed = await lockedTransaction(t.db, ['test:prepared'], (trx) => insertEntry.executeTakeFirst(trx, '/locked', 298));
     expect((await preparedAuditRows.execute(t.db, 298, 'PUT')).map((r) => r.id)).toEqual([committed?.id]);
   });
 
@@ -186,7 +186,7 @@ describe.each(DIALECTS)('prepared multi-row inserts (%s)', (dialect) => {
     ).rejects.toBe(rollback);
     expect(await t.db.selectFrom('audit_log').select('id').where('path', 'like', '/rolled-back-%').execute()).toEqual([]);
 
-    const committed = await lockedTransaction({ db: t.db, dialect }, ['test:prepared-rows'], (trx) => prepared.execute(trx, entries(3, '/locked-')));
+    const committed = await lockedTransaction(t.db, ['test:prepared-rows'], (trx) => prepared.execute(trx, entries(3, '/locked-')));
     expect(await t.db.selectFrom('audit_log').select('id').where('path', 'like', '/locked-%').orderBy('id').execute()).toEqual(committed.map(({ id }) => ({ id })));
   });
 

@@ -22,7 +22,7 @@ describe('lockedTransaction (postgres)', () => {
     const runs = { ab: 0, ba: 0 };
     const write = (trx: Db, key: string) => trx.updateTable('settings').set({ value: String(Date.now()) }).where('key', '=', key).execute();
     const crossing = (name: 'ab' | 'ba', first: string, second: string) =>
-      lockedTransaction({ db: t.db, dialect: 'postgres' }, [], async (trx) => {
+      lockedTransaction(t.db, [], async (trx) => {
         runs[name] += 1;
         await write(trx, first);
         if (runs[name] === 1) await meet();

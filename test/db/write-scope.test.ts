@@ -42,7 +42,7 @@ describe.each(DIALECTS)('write scopes (%s)', (dialect) => {
       await trx.insertInto('settings').values(row(name)).execute();
       await trx.insertInto('settings').values(row(name)).execute();
     })],
-    ['lockedTransaction', (db, name) => lockedTransaction({ db, dialect }, ['test'], (trx) => trx.insertInto('settings').values(row(name)).execute())],
+    ['lockedTransaction', (db, name) => lockedTransaction(db, ['test'], (trx) => trx.insertInto('settings').values(row(name)).execute())],
     ['a statement outside any transaction', (db, name) => db.insertInto('settings').values(row(name)).execute()],
     ['a statement on a held connection', (db, name) => db.connection().execute((c) => c.insertInto('settings').values(row(name)).execute())],
   ];
@@ -85,7 +85,7 @@ describe.each(DIALECTS)('write scopes (%s)', (dialect) => {
       await t.db.selectFrom('settings').selectAll().execute();
       await sql`select 1`.execute(t.db);
       await t.db.transaction().execute((trx) => trx.selectFrom('settings').selectAll().execute());
-      await lockedTransaction({ db: t.db, dialect }, ['test'], (trx) => trx.selectFrom('settings').selectAll().execute());
+      await lockedTransaction(t.db, ['test'], (trx) => trx.selectFrom('settings').selectAll().execute());
     });
     expect(scope.calls).toBe(0);
   });

@@ -60,7 +60,7 @@ describe.each(DIALECTS)('Idempotency-Key (%s)', (dialect) => {
         stops.delete(name);
         await hold(stop, 'before-commit');
         const row = { key: `work:${name}:${count(`work:${name}`)}`, value: `work:${name}`, updated_at: new Date().toISOString() };
-        if (way === 'locked') await lockedTransaction(app, ['test'], (trx) => trx.insertInto('settings').values(row).execute());
+        if (way === 'locked') await lockedTransaction(app.db, ['test'], (trx) => trx.insertInto('settings').values(row).execute());
         else if (way === 'plain') await app.db.transaction().execute((trx) => trx.insertInto('settings').values(row).execute());
         else await app.db.insertInto('settings').values(row).execute();
         await hold(stop, 'after-commit');

@@ -36,7 +36,7 @@ import {
   type BulkResult,
   type ListQueryInput,
 } from './schemas.js';
-import { createBooking, createBulk, deleteBooking, readBooking, type Handle } from './service.js';
+import { createBooking, createBulk, deleteBooking, readBooking } from './service.js';
 import { updateBooking } from './update.js';
 
 async function listFilters(site: Site, query: ListQueryInput): Promise<repository.ListFilters> {
@@ -115,7 +115,7 @@ function withLinksFor(apiKey: FastifyRequest['apiKey'], booking: BookingView): B
 }
 
 export default async function bookingRoutes(app: App): Promise<void> {
-  const handle = (): Handle => ({ db: app.db, dialect: app.dialect, publicUrl: app.appConfig.publicUrl });
+  const { publicUrl } = app.appConfig;
 
   app.get(
     '/bookings',
@@ -165,7 +165,7 @@ export default async function bookingRoutes(app: App): Promise<void> {
       },
     },
     async (request, reply) => {
-      const booking = await createBooking(handle(), parseBookingRequest(request.body, 'pending'), request.body.send_confirmation ?? true);
+      const booking = await createBooking(app.db, publicUrl, parseBookingRequest(request.body, 'pending'), request.body.send_confirmation ?? true);
       return reply.status(201).send({ status: 'success' as const, data: withLinksFor(request.apiKey, booking) });
     },
   );
@@ -184,7 +184,7 @@ export default async function bookingRoutes(app: App): Promise<void> {
     async (request, reply) => {
       const elements = request.body.bookings.map(bulkElement);
       const sendConfirmation = request.body.send_confirmation ?? false;
-      const outcome = await createBulk(handle(), elements, sendConfirmation);
+      const outcome = await createBulk(app.db, publicUrl, elements, sendConfirmation);
       const total = elements.length;
       const successful = outcome.created.length;
       const failed = outcome.failed.length;
@@ -232,7 +232,7 @@ export default async function bookingRoutes(app: App): Promise<void> {
       },
     },
     async (request) => {
-      const booking = await readBooking(handle(), request.params.id);
+      const booking = await readBooking(app.db, publicUrl, request.params.id);
       return { status: 'success' as const, success: true as const, data: withLinksFor(request.apiKey, booking) };
     },
   );
@@ -259,7 +259,8 @@ export default async function bookingRoutes(app: App): Promise<void> {
       }
       const customer = checkCustomerFields(customerFieldsOf(body));
       const booking = await updateBooking(
-        handle(),
+        app.db,
+        publicUrl,
         request.params.id,
         {
           serviceId: body.service_id,
@@ -294,7 +295,7 @@ export default async function bookingRoutes(app: App): Promise<void> {
       },
     },
     async (request) => {
-      await deleteBooking(handle(), request.params.id);
+      await deleteBooking(app.db, request.params.id);
       return { status: 'success' as const, data: { id: request.params.id, deleted: true as const } };
     },
   );

@@ -1,4 +1,4 @@
-import type { Db, Dialect } from '../../db/database.js';
+import type { Db } from '../../db/database.js';
 import { lockedTransaction } from '../../db/transactions.js';
 import { AppError, notFound } from '../../core/errors.js';
 import { nowIso } from '../../lib/time.js';
@@ -28,12 +28,6 @@ import * as repository from './repository.js';
 import type { BookingRequest } from './request.js';
 import { bookingItemData, bookingRow, writtenView, type PreparedBooking, type Written } from './written.js';
 import { agentLock, bookingLock, CATALOG_LOCK, customerLock, emailLock, type LockKey, orderLock } from '../../core/locks.js';
-
-export interface Handle {
-  db: Db;
-  dialect: Dialect;
-  publicUrl: string;
-}
 
 export interface PrepareOptions extends ChoiceOptions {
   /** Shared catalog reads of the transaction (a bulk request's); fresh ones otherwise. */
@@ -195,12 +189,12 @@ async function transactionReads(trx: Db): Promise<{ context: SlotContext; reads:
  * POST /bookings: the availability check and the insert in one transaction that holds the lock
  * of every agent it may book, so that no concurrent writer can take the same time in between.
  */
-export async function createBooking(handle: Handle, request: BookingRequest, sendConfirmation: boolean): Promise<BookingView> {
-  const { keys, agents } = await lockKeysOf(handle.db, [request]);
-  return lockedTransaction(handle, keys, async (trx) => {
+export async function createBooking(db: Db, publicUrl: string, request: BookingRequest, sendConfirmation: boolean): Promise<BookingView> {
+  const { keys, agents } = await lockKeysOf(db, [request]);
+  return lockedTransaction(db, keys, async (trx) => {
     const { context, reads } = await transactionReads(trx);
     const prepared = await prepareBooking(trx, request, { context, reads, lockedAgents: agents, pending: [], pendingEmails: new Set() });
-    const [written] = await writeBookings(trx, [prepared], { sendConfirmation, publicUrl: handle.publicUrl });
+    const [written] = await writeBookings(trx, [prepared], { sendConfirmation, publicUrl: publicUrl });
     return (written as { booking: BookingView }).booking;
   });
 }
@@ -216,13 +210,14 @@ export interface BulkOutcome {
  * accepted before it; then the accepted ones are written.
  */
 export async function createBulk(
-  handle: Handle,
+  db: Db,
+  publicUrl: string,
   elements: readonly (BookingRequest | AppError)[],
   sendConfirmation: boolean,
 ): Promise<BulkOutcome> {
   const requests = elements.filter((element): element is BookingRequest => !(element instanceof AppError));
-  const { keys, agents } = await lockKeysOf(handle.db, requests);
-  return lockedTransaction(handle, keys, async (trx) => {
+  const { keys, agents } = await lockKeysOf(db, requests);
+  return lockedTransaction(db, keys, async (trx) => {
     const { context, reads } = await transactionReads(trx);
     await reads.preload(requests.map(probeOf));
     const busy = await bulkBusyReads(trx, requests, reads, context, agents);
@@ -250,20 +245,20 @@ export async function createBulk(
     const written = await writeBookings(
       trx,
       accepted.map((a) => a.prepared),
-      { sendConfirmation, publicUrl: handle.publicUrl },
+      { sendConfirmation, publicUrl: publicUrl },
     );
     return { created: accepted.map(({ index }, i) => ({ index, ...(written[i] as (typeof written)[number]) })), failed: rejected };
   });
 }
 
-export async function deleteBooking(handle: Handle, id: number): Promise<void> {
-  const current = await repository.findBooking(handle.db, id);
+export async function deleteBooking(db: Db, id: number): Promise<void> {
+  const current = await repository.findBooking(db, id);
   if (!current) throw notFound('booking_not_found', 'Booking', id);
   // No agent lock is needed to free time. The booking's own lock keeps an update from working on
   // a row this removes; the order's guards its money, which this changes. A booking's order never
   // changes, so the one read before the transaction names it.
   const keys = [bookingLock(id), ...(current.order_id === null ? [] : [orderLock(current.order_id)])];
-  await lockedTransaction(handle, keys, async (trx) => {
+  await lockedTransaction(db, keys, async (trx) => {
     const booking = await repository.findBooking(trx, id);
     if (!booking) throw notFound('booking_not_found', 'Booking', id);
     await repository.deleteBookingRows(trx, id);
@@ -271,8 +266,8 @@ export async function deleteBooking(handle: Handle, id: number): Promise<void> {
   });
 }
 
-export async function readBooking(handle: Handle, id: number): Promise<BookingView> {
-  const booking = await loadDetail(handle.db, id, handle.publicUrl);
+export async function readBooking(db: Db, publicUrl: string, id: number): Promise<BookingView> {
+  const booking = await loadDetail(db, id, publicUrl);
   if (!booking) throw notFound('booking_not_found', 'Booking', id);
   return booking;
 }

@@ -11,7 +11,6 @@ import { loadDetail, servicePriceCents, type BookingView } from './present.js';
 import { checkMergedMeta } from './request.js';
 import * as repository from './repository.js';
 import { requireAgent, requireLocation, requireService } from './checks.js';
-import type { Handle } from './service.js';
 import type { BookingStatus } from './table.js';
 import { bookingItemData, spanColumns } from './written.js';
 import { agentLock, bookingLock, CATALOG_LOCK, customerLock, emailLock, type LockKey, orderLock } from '../../core/locks.js';
@@ -60,9 +59,9 @@ const LOCKED_TOO_LITTLE = Symbol('locked too little');
  * PUT /bookings/{id}. A change of time, duration, agent or service, or bringing a cancelled
  * booking back, re-checks availability under the locks of the old and the new agent.
  */
-export async function updateBooking(handle: Handle, id: number, update: BookingUpdate, mayManageCompleted: boolean): Promise<BookingView> {
+export async function updateBooking(db: Db, publicUrl: string, id: number, update: BookingUpdate, mayManageCompleted: boolean): Promise<BookingView> {
   for (;;) {
-    const current = await repository.findBooking(handle.db, id);
+    const current = await repository.findBooking(db, id);
     if (!current) throw notFound('booking_not_found', 'Booking', id);
     const keys: LockKey[] = [{ shared: CATALOG_LOCK }, bookingLock(id), agentLock(current.agent_id), agentLock(update.agentId ?? current.agent_id)];
     if (update.customer.email !== undefined) keys.push(emailLock(update.customer.email));
@@ -73,13 +72,13 @@ export async function updateBooking(handle: Handle, id: number, update: BookingU
     // An order update changes the order's row, then its bookings'; this may change the booking's
     // row, then the order's (price, customer, status). Both hold the order's lock, or they could deadlock.
     if (current.order_id !== null) keys.push(orderLock(current.order_id));
-    const result = await lockedTransaction(handle, keys, async (trx) => {
+    const result = await lockedTransaction(db, keys, async (trx) => {
       const booking = await repository.findBooking(trx, id);
       if (!booking) throw notFound('booking_not_found', 'Booking', id);
       // Another request gave it an agent, or a customer whose fields this changes, whose lock
       // this transaction does not hold: choose the locks again.
       if (booking.agent_id !== current.agent_id || booking.customer_id !== current.customer_id) return LOCKED_TOO_LITTLE;
-      return applyUpdate(trx, handle, booking, update, mayManageCompleted);
+      return applyUpdate(trx, publicUrl, booking, update, mayManageCompleted);
     });
     if (result !== LOCKED_TOO_LITTLE) return result;
   }
@@ -87,7 +86,7 @@ export async function updateBooking(handle: Handle, id: number, update: BookingU
 
 async function applyUpdate(
   trx: Db,
-  handle: Handle,
+  publicUrl: string,
   booking: repository.BookingRow,
   update: BookingUpdate,
   mayManageCompleted: boolean,
@@ -95,7 +94,7 @@ async function applyUpdate(
   const status = update.status ?? booking.status;
   checkTransition(booking.status, status, mayManageCompleted);
   // A change notice says what changed, so it needs the booking as its customer saw it before.
-  const before = update.sendNotification ? await loadDetail(trx, booking.id, handle.publicUrl) : undefined;
+  const before = update.sendNotification ? await loadDetail(trx, booking.id, publicUrl) : undefined;
   const context = await slotContext(trx);
 
   const changed = <K extends 'service_id' | 'agent_id' | 'location_id' | 'duration'>(
@@ -184,7 +183,7 @@ async function applyUpdate(
     checkMergedMeta(await repository.metaKeyCount(trx, booking.id));
   }
 
-  const view = (await loadDetail(trx, booking.id, handle.publicUrl)) as BookingView;
+  const view = (await loadDetail(trx, booking.id, publicUrl)) as BookingView;
   if (rescheduled && booking.order_id !== null) {
     const itemData = bookingItemData({
       id: view.id,

@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import { dialectOfDb, type Db } from '../../db/database.js';
+import type { Db } from '../../db/database.js';
 import { lockedTransaction } from '../../db/transactions.js';
 import { AppError } from '../../core/errors.js';
 import { offsetOf, type PageRequest } from '../../core/pagination.js';
@@ -42,7 +42,7 @@ export function renameCategory(db: Db, table: CategoryTable, id: number, name: s
 /** Deletes a category; the records in it keep existing, without a category. */
 export function deleteCategory(db: Db, table: CategoryTable, id: number): Promise<boolean> {
   // Exclusively, as any removal from the catalog: writes that set a category_id hold it shared.
-  return lockedTransaction({ db, dialect: dialectOfDb(db) }, [CATALOG_LOCK], async (trx) => {
+  return lockedTransaction(db, [CATALOG_LOCK], async (trx) => {
     await trx.updateTable(REFERENCING[table]).set({ category_id: null }).where('category_id', '=', id).execute();
     const result = await trx.deleteFrom(table).where('id', '=', id).executeTakeFirst();
     return result.numDeletedRows > 0n;

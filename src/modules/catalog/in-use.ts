@@ -1,4 +1,4 @@
-import { dialectOfDb, type Db } from '../../db/database.js';
+import type { Db } from '../../db/database.js';
 import { lockedTransaction } from '../../db/transactions.js';
 import { AppError, type ErrorCode } from '../../core/errors.js';
 import { nowIso } from '../../lib/time.js';
@@ -30,7 +30,7 @@ export interface Removal {
  */
 export async function deleteUnlessBooked(db: Db, removal: Removal, id: number): Promise<boolean> {
   // Exclusively: no booking write is under way while the check below and the removal run (see CATALOG_LOCK).
-  return lockedTransaction({ db, dialect: dialectOfDb(db) }, [CATALOG_LOCK], async (trx) => {
+  return lockedTransaction(db, [CATALOG_LOCK], async (trx) => {
     if (!(await removal.exists(trx, id))) return false;
     const at = nowIso();
     const upcoming = await upcomingBookingCount(trx, removal.column, id, at);

@@ -1,5 +1,5 @@
 import { isUniqueViolation } from '../../db/constraints.js';
-import { dialectOfDb, type Db } from '../../db/database.js';
+import type { Db } from '../../db/database.js';
 import { lockedTransaction } from '../../db/transactions.js';
 import { AppError, notFound } from '../../core/errors.js';
 import { centsToNumber, toCents } from '../../lib/money.js';
@@ -128,7 +128,7 @@ export async function listCoupons(db: Db, site: Site, query: CouponListQuery) {
 /** Deletes a coupon under its lock, which an order applying it holds, so that none applies it meanwhile. */
 export async function deleteCoupon(db: Db, code: string): Promise<{ id: number; deleted: true }> {
   const { code: stored } = await requireCoupon(db, code);
-  return lockedTransaction({ db, dialect: dialectOfDb(db) }, [couponLock(stored)], async (trx) => {
+  return lockedTransaction(db, [couponLock(stored)], async (trx) => {
     const coupon = await requireCoupon(trx, stored);
     await repository.deleteCoupon(trx, coupon.id);
     return { id: coupon.id, deleted: true as const };

@@ -62,7 +62,7 @@ export default async function customerRoutes(app: App): Promise<void> {
       },
     },
     async (request, reply) => {
-      const customer = await createCustomer(app, request.site, request.body);
+      const customer = await createCustomer(app.db, request.site, request.body);
       return reply.status(201).send({ success: true as const, message: 'Customer created', data: customer });
     },
   );
@@ -102,7 +102,7 @@ export default async function customerRoutes(app: App): Promise<void> {
       },
     },
     async (request) => {
-      const customer = await updateCustomer(app, request.site, request.params.id, request.body);
+      const customer = await updateCustomer(app.db, request.site, request.params.id, request.body);
       return { success: true as const, message: 'Customer updated', data: customer };
     },
   );
@@ -120,7 +120,7 @@ export default async function customerRoutes(app: App): Promise<void> {
       },
     },
     async (request) => {
-      await deleteCustomer(app, request.params.id);
+      await deleteCustomer(app.db, request.params.id);
       return { success: true as const, message: 'Customer deleted', data: { id: request.params.id, deleted: true as const } };
     },
   );

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/constraints.js';
-import type { Db, Dialect } from '../../db/database.js';
+import type { Db } from '../../db/database.js';
 import { lockedTransaction } from '../../db/transactions.js';
 import { AppError, notFound, type ErrorDetails } from '../../core/errors.js';
 import { offsetOf, pageOf, type Page } from '../../core/pagination.js';
@@ -65,12 +65,6 @@ export interface CustomerView {
 }
 
 export type CustomerDetailView = CustomerView & Required<Pick<CustomerView, 'custom_fields' | 'notes' | 'avatar_url'>>;
-
-/** A database handle with its dialect, for writes that take locks. */
-export interface DbWithDialect {
-  db: Db;
-  dialect: Dialect;
-}
 
 // --- Presentation -------------------------------------------------------------------------------
 
@@ -298,10 +292,10 @@ async function referenceProblems(db: Db, agentId: number | null | undefined, loc
  * shared. The unique email key stays the final judge of a taken email: a concurrent create of the
  * same email ends here as email_already_exists like any other, with nothing of this attempt left behind.
  */
-export async function persistNewCustomer(database: DbWithDialect, columns: repository.NewCustomerColumns, at: string): Promise<CustomerRow> {
+export async function persistNewCustomer(db: Db, columns: repository.NewCustomerColumns, at: string): Promise<CustomerRow> {
   const keys: LockKey[] = [{ shared: CATALOG_LOCK }, ...(columns.email ? [emailLock(columns.email)] : [])];
   try {
-    return await lockedTransaction(database, keys, async (trx) => {
+    return await lockedTransaction(db, keys, async (trx) => {
       const problems = await referenceProblems(trx, columns.preferred_agent_id, columns.preferred_location_id);
       if (Object.keys(problems).length > 0) {
         throw new AppError('data_inconsistency', 'The customer refers to missing or inactive records', problems);
@@ -325,20 +319,20 @@ export async function persistNewCustomer(database: DbWithDialect, columns: repos
     });
   } catch (error) {
     if (columns.email && columns.email_lower && isUniqueViolation(error, 'customers', 'email_lower')) {
-      throw emailTaken(columns.email, await repository.findIdByEmail(database.db, columns.email_lower));
+      throw emailTaken(columns.email, await repository.findIdByEmail(db, columns.email_lower));
     }
     throw error;
   }
 }
 
-export async function createCustomer(database: DbWithDialect, site: Site, body: CreateCustomerBody): Promise<CreatedCustomer> {
+export async function createCustomer(db: Db, site: Site, body: CreateCustomerBody): Promise<CreatedCustomer> {
   const { timezone } = await site();
   const { columns, customFields, errors } = cleanCustomerInput(body, { isoCountry: false, today: todayIn(timezone) });
   if (Object.keys(errors).length > 0) {
     throw new AppError('validation_failed', `Invalid customer data: ${Object.keys(errors).join(', ')}`, errors);
   }
   const row = await persistNewCustomer(
-    database,
+    db,
     {
       ...columns,
       first_name: columns.first_name ?? '',
@@ -394,13 +388,13 @@ async function applyUpdate(trx: Db, id: number, { columns, customFields, errors 
  * Changes only the supplied fields. Read, merge and write hold the customer's lock, so concurrent
  * updates never lose each other's custom fields; the unique email key judges a taken email.
  */
-export async function updateCustomer(database: DbWithDialect, site: Site, id: number, body: UpdateCustomerBody): Promise<UpdatedCustomer> {
+export async function updateCustomer(db: Db, site: Site, id: number, body: UpdateCustomerBody): Promise<UpdatedCustomer> {
   const { timezone } = await site();
   const input = cleanCustomerInput(body, { isoCountry: true, today: todayIn(timezone) });
   let row: CustomerRow;
   try {
     const keys = [customerLock(id), ...(input.columns.email ? [emailLock(input.columns.email)] : [])];
-    row = await lockedTransaction(database, keys, (trx) => applyUpdate(trx, id, input));
+    row = await lockedTransaction(db, keys, (trx) => applyUpdate(trx, id, input));
   } catch (error) {
     if (isUniqueViolation(error, 'customers', 'email_lower')) throw emailOfAnother();
     throw error;
@@ -437,9 +431,9 @@ function hasPayments(id: number): AppError {
  * adds to their orders holds their lock, shared. The foreign keys are the final judge: a
  * reference that slips past ends as customer_has_bookings too.
  */
-export async function deleteCustomer(database: DbWithDialect, id: number): Promise<void> {
+export async function deleteCustomer(db: Db, id: number): Promise<void> {
   try {
-    await lockedTransaction(database, [customerLock(id)], async (trx) => {
+    await lockedTransaction(db, [customerLock(id)], async (trx) => {
       if (!(await repository.findCustomer(trx, id))) throw notFound('customer_not_found', 'Customer', id);
       const history = await repository.historyOf(trx, id);
       if (history.bookings) throw hasBookings(id);

@@ -89,12 +89,11 @@ const NOT_FOUND = html`<h1>Booking not found</h1><p>This link does not name a bo
 
 export default async function manageRoutes(app: App, options: { publicUrl: string }): Promise<void> {
   await app.register(formbody);
-  const handle = { db: app.db, dialect: app.dialect, publicUrl: options.publicUrl };
 
   /** The booking the link names, or undefined for an unknown code or a wrong key. */
   async function bookingFor(code: string, access: Access): Promise<BookingView | undefined> {
     const row = await bookingAccessByCode(app.db, code);
-    return row && keyMatches(access, row.access_key) ? loadDetail(app.db, row.id, handle.publicUrl) : undefined;
+    return row && keyMatches(access, row.access_key) ? loadDetail(app.db, row.id, options.publicUrl) : undefined;
   }
 
   app.setErrorHandler((error, request, reply) => {
@@ -120,7 +119,7 @@ export default async function manageRoutes(app: App, options: { publicUrl: strin
     const booking = await bookingFor(request.params.code, request.body);
     if (!booking) return sendPage(reply, 404, 'Booking not found', NOT_FOUND);
     if (booking.status !== 'cancelled') {
-      await updateBooking(handle, booking.id, { status: 'cancelled', customer: {}, sendNotification: true }, false);
+      await updateBooking(app.db, options.publicUrl, booking.id, { status: 'cancelled', customer: {}, sendNotification: true }, false);
     }
     const query = new URLSearchParams({ role: request.body.role, key: request.body.key, done: 'cancelled' });
     return reply.redirect(`/manage-booking/${encodeURIComponent(booking.booking_code)}?${query.toString()}`, 303);

@@ -50,7 +50,7 @@ export default async function orderRoutes(app: App): Promise<void> {
         response: { 200: Order, ...errorResponses([400, 404, 422, ...AUTH_ERRORS]) },
       },
     },
-    async (request) => service.updateOrder(app, request.site, request.params.id, request.body),
+    async (request) => service.updateOrder(app.db, request.site, request.params.id, request.body),
   );
 
   app.get(
@@ -97,7 +97,7 @@ export default async function orderRoutes(app: App): Promise<void> {
     async (request) => ({
       success: true as const,
       message: 'Invoice updated',
-      data: await service.updateInvoice(app, request.site, request.params.order_id, request.params.invoice_id, request.body),
+      data: await service.updateInvoice(app.db, request.site, request.params.order_id, request.params.invoice_id, request.body),
     }),
   );
 

@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import { isUniqueViolation } from '../../db/constraints.js';
-import type { Db, Dialect } from '../../db/database.js';
+import type { Db } from '../../db/database.js';
 import { lockedTransaction } from '../../db/transactions.js';
 import { AppError, notFound } from '../../core/errors.js';
 import { formatCents, toCents } from '../../lib/money.js';
@@ -21,12 +21,6 @@ import {
 import { couponLock, customerLock, type LockKey, orderLock } from '../../core/locks.js';
 import { pageRequest, pagination } from '../../core/pagination.js';
 
-/** What a writer needs: the handle and its dialect, for locked transactions. */
-export interface DataSource {
-  db: Db;
-  dialect: Dialect;
-}
-
 const OWNER_CHANGED = Symbol('owner changed');
 
 /**
@@ -35,11 +29,11 @@ const OWNER_CHANGED = Symbol('owner changed');
  * orders, so no payment, invoice or order change lands on an order being removed. If the order
  * moved to another customer between the read of its owner and the locks, it runs again.
  */
-export async function underOrderLocks<T>(source: DataSource, orderId: number, also: readonly LockKey[], work: (trx: Db) => Promise<T>): Promise<T> {
+export async function underOrderLocks<T>(db: Db, orderId: number, also: readonly LockKey[], work: (trx: Db) => Promise<T>): Promise<T> {
   for (;;) {
-    const owner = (await repository.findOrder(source.db, orderId))?.customer_id;
+    const owner = (await repository.findOrder(db, orderId))?.customer_id;
     const locks: LockKey[] = [orderLock(orderId), ...also, ...(owner === undefined ? [] : [{ shared: customerLock(owner) }])];
-    const outcome = await lockedTransaction(source, locks, async (trx) => {
+    const outcome = await lockedTransaction(db, locks, async (trx) => {
       const order = await repository.findOrder(trx, orderId);
       if (order !== undefined && order.customer_id !== owner) return OWNER_CHANGED;
       return { value: await work(trx) };
@@ -162,7 +156,7 @@ async function moneyChanges(trx: Db, order: repository.OrderRow, body: OrderUpda
  * customer (with its bookings), amounts and coupon. A new total moves payment_status with the
  * succeeded payments unless payment_status is given, which is then set as is.
  */
-export async function updateOrder(source: DataSource, site: Site, id: number, body: OrderUpdateBody): Promise<OrderView> {
+export async function updateOrder(db: Db, site: Site, id: number, body: OrderUpdateBody): Promise<OrderView> {
   if (Object.keys(body).length === 0) {
     throw new AppError('invalid_request', 'Nothing to update: send at least one order field', { body: 'no updatable field given' });
   }
@@ -173,7 +167,7 @@ export async function updateOrder(source: DataSource, site: Site, id: number, bo
     ...(body.customer_id !== undefined ? [{ shared: customerLock(body.customer_id) }] : []),
   ];
 
-  await underOrderLocks(source, id, locks, async (trx) => {
+  await underOrderLocks(db, id, locks, async (trx) => {
     const order = await requireOrder(trx, id);
     const at = nowIso();
     const changes: Partial<Omit<repository.OrderRow, 'id'>> = { updated_at: at };
@@ -215,7 +209,7 @@ export async function updateOrder(source: DataSource, site: Site, id: number, bo
     if (isUniqueViolation(error, 'orders', 'confirmation_code')) throw confirmationCodeTaken();
     throw error;
   });
-  return getOrder(source.db, site, id);
+  return getOrder(db, site, id);
 }
 
 /**
@@ -283,11 +277,11 @@ export async function getInvoice(db: Db, site: Site, orderId: number, invoiceId:
  * balance, at most the invoice's charge amount (none when nothing is owed), and moves the order's
  * and bookings' payment_status, all in one transaction.
  */
-export async function updateInvoice(source: DataSource, site: Site, orderId: number, invoiceId: number, body: InvoiceUpdateBody): Promise<InvoiceView> {
+export async function updateInvoice(db: Db, site: Site, orderId: number, invoiceId: number, body: InvoiceUpdateBody): Promise<InvoiceView> {
   if (body.status === undefined && body.charge_amount === undefined) {
     throw new AppError('invalid_request', 'Nothing to update: send status or charge_amount', { body: 'no updatable field given' });
   }
-  await underOrderLocks(source, orderId, [], async (trx) => {
+  await underOrderLocks(db, orderId, [], async (trx) => {
     const invoice = await requireInvoice(trx, orderId, invoiceId);
     const at = nowIso();
     const chargeCents = body.charge_amount === undefined ? invoice.charge_amount_cents : cents(body.charge_amount);
@@ -321,7 +315,7 @@ export async function updateInvoice(source: DataSource, site: Site, orderId: num
     }
     await syncPaymentStatus(trx, orderId, at);
   });
-  return getInvoice(source.db, site, orderId, invoiceId);
+  return getInvoice(db, site, orderId, invoiceId);
 }
 
 export async function listOrderTransactions(db: Db, site: Site, orderId: number, query: SubListQuery) {

@@ -3,7 +3,7 @@ import { lockedTransaction } from '../../db/transactions.js';
 import { AppError } from '../../core/errors.js';
 import { toCents } from '../../lib/money.js';
 import { nowIso } from '../../lib/time.js';
-import { type DataSource, presentTransaction, syncPaymentStatus, type TransactionView, underOrderLocks } from '../orders/index.js';
+import { presentTransaction, syncPaymentStatus, type TransactionView, underOrderLocks } from '../orders/index.js';
 import * as orders from '../orders/index.js';
 import type { Site } from '../../core/site.js';
 import type { PaymentCreateBody, PaymentListQuery, PaymentUpdateBody } from './schemas.js';
@@ -50,10 +50,10 @@ export async function listPayments(db: Db, site: Site, query: PaymentListQuery) 
 }
 
 /** Records a payment of an order and moves the order's and its bookings' payment_status with it. */
-export async function createPayment(source: DataSource, site: Site, body: PaymentCreateBody): Promise<TransactionView> {
+export async function createPayment(db: Db, site: Site, body: PaymentCreateBody): Promise<TransactionView> {
   const amount = amountCents(body.amount);
   const payer: LockKey[] = body.customer_id ? [{ shared: customerLock(body.customer_id) }] : [];
-  const id = await underOrderLocks(source, body.order_id, payer, async (trx) => {
+  const id = await underOrderLocks(db, body.order_id, payer, async (trx) => {
     const order = await orders.findOrder(trx, body.order_id);
     if (!order) throw orderNotFound(body.order_id);
     const customerId = body.customer_id === undefined || body.customer_id === 0 ? order.customer_id : body.customer_id;
@@ -81,16 +81,16 @@ export async function createPayment(source: DataSource, site: Site, body: Paymen
     await syncPaymentStatus(trx, order.id, at);
     return paymentId;
   });
-  return getPayment(source.db, site, id);
+  return getPayment(db, site, id);
 }
 
 const UPDATABLE = ['amount', 'processor', 'payment_method', 'payment_portion', 'kind', 'status', 'token', 'notes', 'receipt_number'];
 
-export async function updatePayment(source: DataSource, site: Site, id: number, body: PaymentUpdateBody): Promise<TransactionView> {
+export async function updatePayment(db: Db, site: Site, id: number, body: PaymentUpdateBody): Promise<TransactionView> {
   if (Object.keys(body).length === 0) throw new AppError('invalid_request', `No fields to update: send at least one of ${UPDATABLE.join(', ')}`);
   const amount = body.amount === undefined ? undefined : amountCents(body.amount);
-  const { order_id: orderId } = await requirePayment(source.db, id);
-  await lockedTransaction(source, [orderLock(orderId)], async (trx) => {
+  const { order_id: orderId } = await requirePayment(db, id);
+  await lockedTransaction(db, [orderLock(orderId)], async (trx) => {
     // Read again under the lock: the payment may have gone since.
     await requirePayment(trx, id);
     const at = nowIso();
@@ -108,5 +108,5 @@ export async function updatePayment(source: DataSource, site: Site, id: number, 
     });
     await syncPaymentStatus(trx, orderId, at);
   });
-  return getPayment(source.db, site, id);
+  return getPayment(db, site, id);
 }

@@ -1,5 +1,5 @@
 import { timezoneName } from '../../config.js';
-import { dialectOfDb, type Db } from '../../db/database.js';
+import type { Db } from '../../db/database.js';
 import { lockedTransaction } from '../../db/transactions.js';
 import { AppError } from '../../core/errors.js';
 import { nowIso } from '../../lib/time.js';
@@ -97,7 +97,7 @@ export async function getSettingsAndSchedule(db: Db): Promise<{ settings: SiteSe
  */
 export async function changeSettings(db: Db, values: Partial<SiteSettings>, alongside?: (trx: Db) => Promise<void>): Promise<void> {
   const zone = values.timezone;
-  await lockedTransaction({ db, dialect: dialectOfDb(db) }, zone === undefined ? [] : [CATALOG_LOCK], async (trx) => {
+  await lockedTransaction(db, zone === undefined ? [] : [CATALOG_LOCK], async (trx) => {
     if (zone !== undefined && zone !== (await getSettings(trx)).timezone) await reexpressBookings(trx, zone);
     await setSettings(trx, values);
     await alongside?.(trx);

@@ -1,16 +1,11 @@
 import type { FastifyRequest } from 'fastify';
 import type { App } from '../../core/app.js';
-import type { Site } from '../../core/site.js';
 import { validationDetails } from '../../http/error-handler.js';
 import { AppError } from '../../core/errors.js';
-import { offsetOf, pageOf } from '../../core/pagination.js';
 import { AUTH_ERRORS, errorResponses, IdParams } from '../../http/schemas.js';
 import { bodyPartValidator } from '../../http/sent-types.js';
-import { toCents } from '../../lib/money.js';
 import { grants } from '../../core/access.js';
-import { daySpan, isoBound } from '../availability/index.js';
-import { toListItem, type BookingView } from './present.js';
-import * as repository from './repository.js';
+import type { BookingView } from './present.js';
 import {
   checkCustomerFields,
   checkMeta,
@@ -34,51 +29,10 @@ import {
   UpdateBookingBody,
   type BulkElementInput,
   type BulkResult,
-  type ListQueryInput,
 } from './schemas.js';
+import { listBookings } from './list.js';
 import { createBooking, createBulk, deleteBooking, readBooking } from './service.js';
 import { updateBooking } from './update.js';
-
-async function listFilters(site: Site, query: ListQueryInput): Promise<repository.ListFilters> {
-  if ((query.meta_key === undefined) !== (query.meta_value === undefined)) {
-    const missing = query.meta_key === undefined ? 'meta_key' : 'meta_value';
-    throw new AppError('invalid_request', 'meta_key and meta_value go together', { [missing]: 'is required with the other' });
-  }
-  for (const field of ['date_from', 'date_to', 'created_date_from', 'created_date_to'] as const) {
-    const value = query[field];
-    if (value !== undefined) requireCalendarDate(field, value);
-  }
-  const priceCents = (field: 'price_min' | 'price_max'): number | undefined => {
-    const value = query[field];
-    if (value === undefined) return undefined;
-    const cents = toCents(value);
-    if (cents === undefined) throw new AppError('invalid_request', `${field} must be an amount`, { [field]: 'must be an amount' });
-    return cents;
-  };
-  // Creation dates are the site's local dates; created_at holds UTC instants.
-  const timezone = query.created_date_from !== undefined || query.created_date_to !== undefined ? (await site()).timezone : 'UTC';
-  return {
-    statuses: query.status === undefined ? undefined : [query.status === 'confirmed' ? 'approved' : query.status],
-    customerId: query.customer_id,
-    agentId: query.agent_id,
-    serviceId: query.service_id,
-    locationId: query.location_id,
-    dateFrom: query.date_from,
-    dateTo: query.date_to,
-    createdFrom: query.created_date_from === undefined ? undefined : isoBound(daySpan(query.created_date_from, timezone).start),
-    createdBefore: query.created_date_to === undefined ? undefined : isoBound(daySpan(query.created_date_to, timezone).end),
-    bookingCode: query.booking_code,
-    paymentStatus: query.payment_status,
-    durationMin: query.duration_min,
-    durationMax: query.duration_max,
-    priceMinCents: priceCents('price_min'),
-    priceMaxCents: priceCents('price_max'),
-    customerEmail: query.customer_email,
-    customerPhone: query.customer_phone,
-    meta: query.meta_key !== undefined && query.meta_value !== undefined ? { key: query.meta_key, value: query.meta_value } : undefined,
-    search: query.search,
-  };
-}
 
 const checkBulkElement = bodyPartValidator<BulkElementInput>(BulkElement);
 
@@ -129,18 +83,10 @@ export default async function bookingRoutes(app: App): Promise<void> {
       },
     },
     async (request) => {
-      const query = request.query;
-      const filters = await listFilters(request.site, query);
-      const pageRequest = { page: query.page ?? 1, perPage: query.per_page ?? 20 };
-      const [total, rows] = await Promise.all([
-        repository.countBookings(app.db, filters),
-        repository.listBookings(app.db, filters, query.sort ?? 'start_date', query.order ?? 'desc', pageRequest.perPage, offsetOf(pageRequest)),
-      ]);
-      const meta = query.include_meta ? await repository.metaOf(app.db, rows.map((r) => r.id)) : undefined;
-      const page = pageOf(pageRequest, total);
+      const { items, page } = await listBookings(app.db, request.site, request.query);
       return {
         status: 'success' as const,
-        data: rows.map((row) => toListItem(row, meta?.get(row.id))),
+        data: items,
         meta: {
           total: page.total,
           page: page.page,

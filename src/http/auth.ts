@@ -10,6 +10,7 @@ export interface RequestRecord {
   at: string;
   key_id: number | null;
   method: string;
+  /** URL path without the query string: queries may carry personal data. */
   path: string;
   status: number;
   ip: string;

@@ -1,15 +1,9 @@
 import type { Generated } from 'kysely';
+import type { RequestRecord } from '../../http/auth.js';
 
-export interface AuditLogTable {
+/** One audited request, as the auth hook records it. */
+export interface AuditLogTable extends RequestRecord {
   id: Generated<number>;
-  at: string;
-  key_id: number | null;
-  method: string;
-  /** URL path without the query string: queries may carry personal data. */
-  path: string;
-  status: number;
-  ip: string;
-  duration_ms: number;
 }
 
 declare module '../../db/database.js' {

@@ -10,7 +10,7 @@ import { assertEmailFree, updateBookingCustomer, type CustomerChanges } from './
 import { loadDetail, servicePriceCents, type BookingView } from './present.js';
 import { checkMergedMeta } from './request.js';
 import * as repository from './repository.js';
-import { requireAgent, requireLocation, requireService } from './checks.js';
+import { requireAgent, requireBookableCustomer, requireLocation, requireService } from './checks.js';
 import type { BookingStatus } from './table.js';
 import { bookingItemData, spanColumns } from './written.js';
 import { agentLock, bookingLock, CATALOG_LOCK, customerLock, emailLock, type LockKey, orderLock } from '../../core/locks.js';
@@ -150,8 +150,12 @@ async function applyUpdate(
   }
 
   const customerId = update.customerId ?? booking.customer_id;
-  if (update.customerId !== undefined && !(await findCustomerContact(trx, update.customerId))) {
-    throw new AppError('invalid_request', `customer ${update.customerId} does not exist`, { customer_id: 'does not exist' });
+  // Naming another customer, or giving the booking a time anew, books its customer.
+  const booksCustomer = status !== 'cancelled' && (customerId !== booking.customer_id || rescheduled || reactivated);
+  if (update.customerId !== undefined || booksCustomer) {
+    const customer = await findCustomerContact(trx, customerId);
+    if (!customer) throw new AppError('invalid_request', `customer ${customerId} does not exist`, { customer_id: 'does not exist' });
+    if (booksCustomer) requireBookableCustomer(customer);
   }
   if (update.customer.email !== undefined) await assertEmailFree(trx, update.customer.email, customerId);
   await updateBookingCustomer(trx, customerId, update.customer);

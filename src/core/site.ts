@@ -8,6 +8,10 @@ export interface SiteSettings {
   timezone: string;
   slot_interval_minutes: number;
   min_lead_minutes: number;
+  /** How long before its start a customer may still cancel a booking through its manage link. */
+  cancel_cutoff_minutes: number;
+  /** How long before its start a customer may still reschedule a booking through its manage link. */
+  reschedule_cutoff_minutes: number;
 }
 
 /** What a request or a transaction knows of the site, as read once. */

@@ -1,26 +1,10 @@
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setAdminPassword } from '../../src/modules/admin/password.js';
 import { connectAgent, insertAgent, insertBooking, insertCustomer, insertLocation, insertService } from '../fixtures.js';
+import { launchChromium } from '../browser.js';
 import { DIALECTS, useTestApp } from '../helper.js';
 import { PASSWORD } from './session.js';
-
-/** Debian's Chromium, with the flags this machine's closed network needs (no background traffic). */
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
-}
 
 describe.each(DIALECTS)('admin page in Chromium (%s)', (dialect) => {
   const t = useTestApp(dialect);

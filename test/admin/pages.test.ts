@@ -217,7 +217,7 @@ describe.each(DIALECTS)('admin pages (%s)', (dialect) => {
         .execute();
       const res = await post('/admin/settings', { timezone: 'Europe/Berlin', slot_interval_minutes: '15', min_lead_minutes: '120', ...WEEKLY_FORM });
       expect(res.statusCode).toBe(303);
-      expect(await getSettings(t.db)).toEqual({ timezone: 'Europe/Berlin', slot_interval_minutes: 15, min_lead_minutes: 120 });
+      expect(await getSettings(t.db)).toEqual({ timezone: 'Europe/Berlin', slot_interval_minutes: 15, min_lead_minutes: 120, cancel_cutoff_minutes: 0, reschedule_cutoff_minutes: 0 });
       const schedule = await readSiteSchedule(t.db);
       expect(schedule.weekly.monday).toEqual([
         { start: '09:00', end: '12:00' },

@@ -110,6 +110,8 @@ describe.each(DIALECTS)('npx booking (%s)', (dialect) => {
       timezone: 'UTC',
       slot_interval_minutes: 30,
       min_lead_minutes: 0,
+      cancel_cutoff_minutes: 0,
+      reschedule_cutoff_minutes: 0,
     });
     expect((await cli(database.url, ['settings', 'set', 'timezone', 'Europe/Berlin'])).code).toBe(0);
     expect((await cli(database.url, ['settings', 'get', 'timezone'])).stdout).toBe('Europe/Berlin\n');
@@ -118,6 +120,9 @@ describe.each(DIALECTS)('npx booking (%s)', (dialect) => {
     expect(badZone.stderr).toMatch(/Mars\/Olympus/);
     expect((await cli(database.url, ['settings', 'set', 'slot_interval_minutes', '0'])).code).toBe(1);
     expect((await cli(database.url, ['settings', 'set', 'min_lead_minutes', '120'])).code).toBe(0);
+    expect((await cli(database.url, ['settings', 'set', 'cancel_cutoff_minutes', '1440'])).stdout).toBe('cancel_cutoff_minutes = 1440\n');
+    expect((await cli(database.url, ['settings', 'get', 'cancel_cutoff_minutes'])).stdout).toBe('1440\n');
+    expect((await cli(database.url, ['settings', 'set', 'reschedule_cutoff_minutes', '525601'])).code).toBe(1);
     expect((await cli(database.url, ['settings', 'set', 'colour', 'blue'])).code).toBe(2);
   });
 

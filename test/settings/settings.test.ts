@@ -10,15 +10,19 @@ describe.each(DIALECTS)('GET/PUT /settings (%s)', (dialect) => {
   it('answers the site settings of a new database', async () => {
     const res = await call('GET', '/settings');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ success: true, data: { timezone: 'Europe/Berlin', slot_interval_minutes: 30, min_lead_minutes: 0 } });
+    expect(res.body).toEqual({
+      success: true,
+      data: { timezone: 'Europe/Berlin', slot_interval_minutes: 30, min_lead_minutes: 0, cancel_cutoff_minutes: 0, reschedule_cutoff_minutes: 0 },
+    });
   });
 
   it('changes only the settings sent', async () => {
     const res = await call('PUT', '/settings', { slot_interval_minutes: 15 });
     expect(res.status).toBe(200);
-    expect(res.body.data).toEqual({ timezone: 'Europe/Berlin', slot_interval_minutes: 15, min_lead_minutes: 0 });
-    const again = await call('PUT', '/settings', { timezone: 'America/New_York', min_lead_minutes: 120 });
-    expect(again.body.data).toEqual({ timezone: 'America/New_York', slot_interval_minutes: 15, min_lead_minutes: 120 });
+    const cutoffs = { cancel_cutoff_minutes: 0, reschedule_cutoff_minutes: 0 };
+    expect(res.body.data).toEqual({ timezone: 'Europe/Berlin', slot_interval_minutes: 15, min_lead_minutes: 0, ...cutoffs });
+    const again = await call('PUT', '/settings', { timezone: 'America/New_York', min_lead_minutes: 120, reschedule_cutoff_minutes: 1440 });
+    expect(again.body.data).toEqual({ timezone: 'America/New_York', slot_interval_minutes: 15, min_lead_minutes: 120, ...cutoffs, reschedule_cutoff_minutes: 1440 });
     expect(await getSettings(t.db)).toEqual(again.body.data);
     expect((await call('GET', '/status')).body.data.timezone).toBe('America/New_York');
   });
@@ -34,10 +38,22 @@ describe.each(DIALECTS)('GET/PUT /settings (%s)', (dialect) => {
 
   it('refuses invalid values with 422 naming each and stores none of them', async () => {
     const before = await getSettings(t.db);
-    const res = await call('PUT', '/settings', { timezone: 'Mars/Olympus', slot_interval_minutes: 1, min_lead_minutes: -5 });
+    const res = await call('PUT', '/settings', {
+      timezone: 'Mars/Olympus',
+      slot_interval_minutes: 1,
+      min_lead_minutes: -5,
+      cancel_cutoff_minutes: -1,
+      reschedule_cutoff_minutes: 525601,
+    });
     expect(res.status).toBe(422);
     expect(res.body.error.code).toBe('validation_failed');
-    expect(Object.keys(res.body.error.details).sort()).toEqual(['min_lead_minutes', 'slot_interval_minutes', 'timezone']);
+    expect(Object.keys(res.body.error.details).sort()).toEqual([
+      'cancel_cutoff_minutes',
+      'min_lead_minutes',
+      'reschedule_cutoff_minutes',
+      'slot_interval_minutes',
+      'timezone',
+    ]);
     const partial = await call('PUT', '/settings', { timezone: 'Europe/Paris', slot_interval_minutes: 721 });
     expect(partial.status).toBe(422);
     expect(await getSettings(t.db)).toEqual(before);

@@ -1,11 +1,11 @@
 import type { Db } from '../../db/database.js';
 import { AppError } from '../../core/errors.js';
 import { parseSchedule, type Schedule, type Weekly } from '../schedules/index.js';
-import { getSettings, type SiteSettings } from '../settings/index.js';
+import { getSettings, getSettingsAndSchedule, type SiteSettings } from '../settings/index.js';
 import type { BusyTimes } from './busy-times.js';
 import type { DaySlots } from './day-slots.js';
 import { daySpan, freeSlots, inZone, joinSlots, localInstant, localTime, nextDate, slotAgent, workingSpans, type BusyBooking, type FreeSlot, type SlotAgent, type Span } from './engine.js';
-import { agentsAtLocation, busyBookings, connectedAgents, type AgentBooking, type ConnectionRow, type ServiceRow } from './repository.js';
+import { agentsAtLocation, busyBookings, connectedAgents, findService, type AgentBooking, type ConnectionRow, type ServiceRow } from './repository.js';
 import type { Candidate, SlotContext, VersionedCandidate } from './candidate.js';
 
 const MINUTE_MS = 60_000;
@@ -190,6 +190,36 @@ export async function suggestedStarts(
   const days = await availabilityOfDays(db, candidates, dates, service, context, extra, excludeBookingId);
   const starts = [...new Set([...days.values()].flat().map((slot) => slot.start))].sort((a, b) => a - b);
   return starts.slice(0, SUGGESTION_COUNT).map((start) => inZone(start, context.timezone).toFormat('yyyy-MM-dd HH:mm'));
+}
+
+/** A booking to move, as freeStartsToMove needs it: its service, agent, location and length. */
+export interface BookingToMove {
+  id: number;
+  serviceId: number;
+  agentId: number;
+  locationId: number;
+  durationMinutes: number;
+}
+
+/**
+ * The starts a booking can move to over `days` days from the site's today, as local dates and
+ * times: the free slots of its service with its agent at its location, of its length, under the
+ * rules of GET /availability; its own time counts as free.
+ */
+export async function freeStartsToMove(db: Db, booking: BookingToMove, days: number): Promise<{ date: string; time: string }[]> {
+  const [service, { settings, schedule }] = await Promise.all([findService(db, booking.serviceId), getSettingsAndSchedule(db)]);
+  if (service?.status !== 'active') return [];
+  const context = slotContextOf(settings);
+  const candidates = await loadCandidates(db, service, schedule, {
+    agentIds: [booking.agentId],
+    locationId: booking.locationId,
+    duration: booking.durationMinutes,
+  });
+  if (candidates.length === 0) return [];
+  const dates = [inZone(context.now, context.timezone).toFormat('yyyy-MM-dd')];
+  while (dates.length < days) dates.push(nextDate(dates[dates.length - 1] as string));
+  const found = await availabilityOfDays(db, candidates, dates, service, context, [], booking.id);
+  return dates.flatMap((date) => (found.get(date) ?? []).map((slot) => ({ date, time: localTime(slot.start, context.timezone) })));
 }
 
 /** `any` and `-1` let availability choose the agent; otherwise a positive id. */

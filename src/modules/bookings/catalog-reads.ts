@@ -6,10 +6,10 @@ import {
   defaultLocationOf,
   probeReferences,
   type AgentFacts,
-  type CustomerFacts,
   type LocationFacts,
   type Probe,
   type ProbeResult,
+  type StoredCustomerFacts,
 } from './references.js';
 import type { BookingRequest } from './request.js';
 
@@ -54,7 +54,7 @@ export interface CatalogReads {
   agent(id: number): Promise<AgentFacts | undefined>;
   connection(serviceId: number, agentId: number): Promise<ConnectionRow | undefined>;
   worksAt(locationId: number, agentId: number): Promise<boolean>;
-  customer(id: number): Promise<CustomerFacts | undefined>;
+  customer(id: number): Promise<StoredCustomerFacts | undefined>;
   /** The customer who has the email, in any case. */
   customerIdByEmail(email: string): Promise<number | undefined>;
   /** Every agent connected to the service, by id (with whether each works at the location, when given). */

@@ -11,6 +11,14 @@ export function failed(field: string, message: string): AppError {
   return new AppError('validation_failed', message, { [field]: message });
 }
 
+/**
+ * A blocked customer cannot be booked; every other status can (README: who may book). The
+ * refusal names customer_id, the field that chose the customer.
+ */
+export function requireBookableCustomer(customer: { id: number; status: string }): void {
+  if (customer.status === 'blocked') throw failed('customer_id', `customer ${customer.id} is blocked and cannot be booked`);
+}
+
 export async function requireService(db: Db, id: number, reads: CatalogReads = catalogReads(db)): Promise<ServiceRow> {
   const service = await reads.service(id);
   if (!service) throw invalid('service_id', `service ${id} does not exist`);

@@ -1,5 +1,6 @@
 export { loadDetail, type BookingView } from './present.js';
 export { default as bookingRoutes } from './routes.js';
+export { SELF_SERVICE_STATUSES, selfServiceRefusal, type SelfServiceAction } from './self-service.js';
 export { type BookingStatus } from './table.js';
 export { TRANSITIONS, updateBooking } from './update.js';
 export { anyBookingNames, bookingAccessByCode, upcomingBookingCount, type CatalogRef } from './repository.js';

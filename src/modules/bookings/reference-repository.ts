@@ -82,6 +82,7 @@ function probeQuery(db: Db, probes: readonly Probe[]) {
       'cu.last_name as cu_last_name',
       'cu.email as cu_email',
       'cu.phone as cu_phone',
+      'cu.status as cu_status',
       'ce.id as ce_id',
     ])
     .orderBy('p.n');

@@ -35,6 +35,11 @@ export interface CustomerFacts {
   phone: string | null;
 }
 
+/** A customer already stored, with the status that decides whether it may be booked. */
+export interface StoredCustomerFacts extends CustomerFacts {
+  status: string;
+}
+
 /** What one probe found; a record that does not exist is undefined. */
 export interface ProbeResult {
   probe: Probe;
@@ -45,7 +50,7 @@ export interface ProbeResult {
   location: LocationFacts | undefined;
   /** The agent is connected to the location. */
   worksAt: boolean;
-  customer: CustomerFacts | undefined;
+  customer: StoredCustomerFacts | undefined;
   /** The customer who has the probe's email. */
   emailOwner: number | undefined;
 }
@@ -118,6 +123,7 @@ export async function probeReferences(db: Db, probes: readonly Probe[]): Promise
               last_name: row.cu_last_name as string,
               email: row.cu_email,
               phone: row.cu_phone,
+              status: row.cu_status as string,
             },
       emailOwner: row.ce_id ?? undefined,
     };

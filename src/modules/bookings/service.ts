@@ -20,7 +20,7 @@ import { bookingMail, enqueueMails } from '../mail/index.js';
 import { closeOrderOfDeletedBooking, insertBookingItems, insertBookingOrders, type NewBookingOrder } from '../orders/index.js';
 import { getSettingsAndSchedule } from '../settings/index.js';
 import { catalogReads, probeOf, type CatalogReads } from './catalog-reads.js';
-import { failed, invalid, requireAgent, requireLocation, requireService } from './checks.js';
+import { failed, invalid, requireAgent, requireBookableCustomer, requireLocation, requireService } from './checks.js';
 import { emailTaken, insertBookingCustomers, type NewCustomer } from './customers.js';
 import { loadDetail, servicePriceCents, type BookingView } from './present.js';
 import type { AgentFacts, CustomerFacts } from './references.js';
@@ -52,6 +52,7 @@ export async function prepareBooking(db: Db, request: BookingRequest, options: P
   if ('id' in request.customer) {
     const existing = await reads.customer(request.customer.id);
     if (!existing) throw invalid('customer_id', `customer ${request.customer.id} does not exist`);
+    requireBookableCustomer(existing);
     customer = existing;
   } else {
     customer = request.customer.new;

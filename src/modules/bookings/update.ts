@@ -6,11 +6,13 @@ import { findService, freeCandidate, inZone, slotContext, startInstant, workingC
 import { bookingChanges, mailAbout } from '../mail/index.js';
 import { repriceBooking, setBookingItemData, updateOrder } from '../orders/index.js';
 import { findCustomerContact } from '../customers/index.js';
+import { getSettings } from '../settings/index.js';
 import { assertEmailFree, updateBookingCustomer, type CustomerChanges } from './customers.js';
 import { loadDetail, servicePriceCents, type BookingView } from './present.js';
 import { checkMergedMeta } from './request.js';
 import * as repository from './repository.js';
-import { requireAgent, requireLocation, requireService } from './checks.js';
+import { requireAgent, requireBookableCustomer, requireLocation, requireService } from './checks.js';
+import { checkSelfService, type SelfServiceAction } from './self-service.js';
 import type { BookingStatus } from './table.js';
 import { bookingItemData, spanColumns } from './written.js';
 import { agentLock, bookingLock, CATALOG_LOCK, customerLock, emailLock, type LockKey, orderLock } from '../../core/locks.js';
@@ -41,6 +43,8 @@ export interface BookingUpdate {
   notes?: string;
   meta?: Record<string, string | null>;
   sendNotification: boolean;
+  /** The customer's own change through the manage link: the site's cut-offs apply. */
+  selfService?: SelfServiceAction;
 }
 
 function checkTransition(from: BookingStatus, to: BookingStatus, mayManageCompleted: boolean): void {
@@ -93,6 +97,10 @@ async function applyUpdate(
 ): Promise<BookingView> {
   const status = update.status ?? booking.status;
   checkTransition(booking.status, status, mayManageCompleted);
+  // Checked under the booking's lock, on the booking as it is now, not as the customer's page showed it.
+  if (update.selfService) {
+    checkSelfService(update.selfService, { status: booking.status, startAt: Date.parse(booking.start_at) }, await getSettings(trx), Date.now());
+  }
   // A change notice says what changed, so it needs the booking as its customer saw it before.
   const before = update.sendNotification ? await loadDetail(trx, booking.id, publicUrl) : undefined;
   const context = await slotContext(trx);
@@ -150,8 +158,12 @@ async function applyUpdate(
   }
 
   const customerId = update.customerId ?? booking.customer_id;
-  if (update.customerId !== undefined && !(await findCustomerContact(trx, update.customerId))) {
-    throw new AppError('invalid_request', `customer ${update.customerId} does not exist`, { customer_id: 'does not exist' });
+  // Naming another customer, or giving the booking a time anew, books its customer.
+  const booksCustomer = status !== 'cancelled' && (customerId !== booking.customer_id || rescheduled || reactivated);
+  if (update.customerId !== undefined || booksCustomer) {
+    const customer = await findCustomerContact(trx, customerId);
+    if (!customer) throw new AppError('invalid_request', `customer ${customerId} does not exist`, { customer_id: 'does not exist' });
+    if (booksCustomer) requireBookableCustomer(customer);
   }
   if (update.customer.email !== undefined) await assertEmailFree(trx, update.customer.email, customerId);
   await updateBookingCustomer(trx, customerId, update.customer);

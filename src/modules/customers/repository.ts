@@ -316,9 +316,9 @@ export async function locationStatus(db: Db, id: number): Promise<string | undef
   return (await db.selectFrom('locations').select('status').where('id', '=', id).executeTakeFirst())?.status;
 }
 
-/** What a booking shows of its customer. */
+/** What a booking shows of its customer, and the status that decides whether it may be booked. */
 export function findCustomerContact(db: Db, id: number) {
-  return db.selectFrom('customers').select(['id', 'first_name', 'last_name', 'email', 'phone']).where('id', '=', id).executeTakeFirst();
+  return db.selectFrom('customers').select(['id', 'first_name', 'last_name', 'email', 'phone', 'status']).where('id', '=', id).executeTakeFirst();
 }
 
 /** The customer's lower-cased email (null: none), or undefined when there is no such customer. */

@@ -5,19 +5,42 @@ import { Type, type Static } from 'typebox';
 import type { App } from '../../core/app.js';
 import { AppError } from '../../core/errors.js';
 import { html, SafeHtml } from '../../lib/html.js';
-import { bookingAccessByCode, type BookingView, loadDetail, TRANSITIONS, updateBooking } from '../bookings/index.js';
+import { isCalendarDate } from '../../lib/time.js';
+import { freeStartsToMove } from '../availability/index.js';
+import {
+  bookingAccessByCode,
+  type BookingView,
+  loadDetail,
+  SELF_SERVICE_STATUSES,
+  selfServiceRefusal,
+  type SelfServiceAction,
+  TRANSITIONS,
+  updateBooking,
+} from '../bookings/index.js';
 import { manageKey } from '../manage-links/index.js';
+import { getSettings, type SiteSettings } from '../settings/index.js';
 
 /**
  * The pages behind a booking's manage links (manage_booking_for_agent and _for_customer): the
- * booking as its customer or agent sees it, and a way to cancel it. The key in the link is the
- * only credential; a wrong one looks exactly like a booking that does not exist.
+ * booking as its customer or agent sees it. The customer's may cancel it or move it to another
+ * free time of the same service and agent, until the site's cut-offs before its start; the
+ * agent's may cancel it whenever its status allows, as staff. The key in the link is the only
+ * credential; a wrong one looks exactly like a booking that does not exist.
  */
+
+/** How far ahead the customer's page offers other times. */
+const RESCHEDULE_DAYS = 14;
+/** A time to move to as the page's form sends it: "YYYY-MM-DD HH:MM". */
+const SLOT_TEXT = /^(\d{4}-\d{2}-\d{2}) (([01]\d|2[0-3]):[0-5]\d)$/;
 
 const Role = Type.Union([Type.Literal('agent'), Type.Literal('customer')]);
 const Params = Type.Object({ code: Type.String({ minLength: 1, maxLength: 100 }) });
 const Access = Type.Object({ role: Role, key: Type.String({ minLength: 1, maxLength: 200 }) });
 type Access = Static<typeof Access>;
+const Done = Type.Object({ done: Type.Optional(Type.Union([Type.Literal('cancelled'), Type.Literal('rescheduled')])) });
+// `slot` is checked by the route rather than the schema: a form without a valid one asks for a
+// move that is not possible, not for a booking that does not exist.
+const MoveBody = Type.Intersect([Access, Type.Object({ slot: Type.Optional(Type.String({ maxLength: 100 })) })]);
 
 const STYLE = `
 body{margin:0;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1d2330;background:#f5f6f8}
@@ -27,7 +50,11 @@ dl{display:grid;grid-template-columns:max-content 1fr;gap:6px 16px;margin:0 0 20
 dt{color:#5b6475}
 dd{margin:0}
 .notice{padding:10px 12px;border-radius:6px;background:#e7f6ec;margin:0 0 16px}
+h2{font-size:16px;margin:20px 0 8px}
 button{font:inherit;padding:8px 14px;border:1px solid #b42318;background:#fff;color:#b42318;border-radius:6px;cursor:pointer}
+.refusal{color:#b42318;margin:0 0 12px}
+select{font:inherit;padding:6px;margin:0 8px 8px 0}
+.move button{border-color:#1d4ed8;color:#1d4ed8}
 `;
 
 function sha256(text: string): Buffer {
@@ -64,8 +91,62 @@ function sendPage(reply: FastifyReply, status: number, title: string, body: Safe
     );
 }
 
-function bookingPage(booking: BookingView, access: Access, notice: string | undefined): SafeHtml {
+/** What the page offers: for the customer, each action with why it is refused, if it is. */
+interface Offer {
+  /** Why the customer may not cancel now; undefined when they may. */
+  cancelRefusal: string | undefined;
+  /** Why the customer may not reschedule now; undefined when they may. */
+  rescheduleRefusal: string | undefined;
+  /** Free starts ("YYYY-MM-DD HH:MM") to move to, by date. */
+  startsByDate: Map<string, string[]>;
+}
+
+function hiddenAccess(access: Access): SafeHtml {
+  return html`<input type="hidden" name="role" value="${access.role}"><input type="hidden" name="key" value="${access.key}">`;
+}
+
+function agentActions(booking: BookingView, access: Access): SafeHtml | string {
   const cancellable = TRANSITIONS[booking.status].includes('cancelled') && booking.status !== 'completed';
+  return cancellable
+    ? html`<form method="post" action="/manage-booking/${encodeURIComponent(booking.booking_code)}/cancel">
+${hiddenAccess(access)}
+<button type="submit">Cancel this booking</button>
+</form>`
+    : '';
+}
+
+function customerActions(booking: BookingView, access: Access, offer: Offer): SafeHtml {
+  const code = encodeURIComponent(booking.booking_code);
+  const offered = (action: SelfServiceAction) => SELF_SERVICE_STATUSES[action].includes(booking.status);
+  const refusal = (id: string, text: string) => html`<p class="refusal" id="${id}">${text}</p>`;
+  const cancel = !offered('cancel')
+    ? ''
+    : offer.cancelRefusal !== undefined
+      ? refusal('cancel-refusal', offer.cancelRefusal)
+      : html`<form method="post" action="/manage-booking/${code}/cancel">
+${hiddenAccess(access)}
+<button type="submit">Cancel this booking</button>
+</form>`;
+  let reschedule: SafeHtml | string = '';
+  if (offered('reschedule')) {
+    const options = [...offer.startsByDate].map(
+      ([date, starts]) => html`<optgroup label="${date}">${starts.map((start) => html`<option value="${start}">${start}</option>`)}</optgroup>`,
+    );
+    reschedule = html`<h2>Reschedule</h2>
+${offer.rescheduleRefusal !== undefined
+  ? refusal('reschedule-refusal', offer.rescheduleRefusal)
+  : options.length === 0
+    ? html`<p id="no-free-times">There is no other free time with ${booking.agent.display_name} in the next ${RESCHEDULE_DAYS} days.</p>`
+    : html`<form class="move" method="post" action="/manage-booking/${code}/reschedule">
+${hiddenAccess(access)}
+<label>New time <select name="slot">${options}</select></label>
+<button type="submit">Move to this time</button>
+</form>`}`;
+  }
+  return html`${cancel}${reschedule}`;
+}
+
+function bookingPage(booking: BookingView, access: Access, notice: string | undefined, offer: Offer | undefined): SafeHtml {
   return html`<h1>Booking ${booking.booking_code}</h1>
 ${notice ? html`<p class="notice">${notice}</p>` : ''}
 <dl>
@@ -77,13 +158,29 @@ ${notice ? html`<p class="notice">${notice}</p>` : ''}
 <dt>Customer</dt><dd>${booking.customer.full_name}</dd>
 <dt>Price</dt><dd>${booking.price}</dd>
 </dl>
-${cancellable
-  ? html`<form method="post" action="/manage-booking/${encodeURIComponent(booking.booking_code)}/cancel">
-<input type="hidden" name="role" value="${access.role}"><input type="hidden" name="key" value="${access.key}">
-<button type="submit">Cancel this booking</button>
-</form>`
-  : ''}`;
+${offer ? customerActions(booking, access, offer) : agentActions(booking, access)}`;
 }
+
+/** What the customer's page offers now; the free times are looked up only while it may reschedule. */
+async function offerOf(app: App, booking: BookingView, settings: SiteSettings): Promise<Offer> {
+  const now = Date.now();
+  const facts = { status: booking.status, startAt: Date.parse(booking.start_datetime) };
+  const rescheduleRefusal = selfServiceRefusal('reschedule', facts, settings, now);
+  const startsByDate = new Map<string, string[]>();
+  if (rescheduleRefusal === undefined) {
+    const toMove = { id: booking.id, serviceId: booking.service_id, agentId: booking.agent_id, locationId: booking.location_id, durationMinutes: booking.duration };
+    for (const { date, time } of await freeStartsToMove(app.db, toMove, RESCHEDULE_DAYS)) {
+      // Its own time is free to it, but moving there changes nothing.
+      if (date === booking.start_date && time === booking.start_time) continue;
+      const starts = startsByDate.get(date);
+      if (starts) starts.push(`${date} ${time}`);
+      else startsByDate.set(date, [`${date} ${time}`]);
+    }
+  }
+  return { cancelRefusal: selfServiceRefusal('cancel', facts, settings, now), rescheduleRefusal, startsByDate };
+}
+
+const NOTICES = { cancelled: 'The booking is cancelled.', rescheduled: 'The booking is moved to its new time.' } as const;
 
 const NOT_FOUND = html`<h1>Booking not found</h1><p>This link does not name a booking, or it is no longer valid.</p>`;
 
@@ -97,7 +194,11 @@ export default async function manageRoutes(app: App, options: { publicUrl: strin
   }
 
   app.setErrorHandler((error, request, reply) => {
-    if (error instanceof AppError) return sendPage(reply, 422, 'Booking', html`<h1>Not possible</h1><p>${error.message}</p>`);
+    if (error instanceof AppError) {
+      // The API's text names the booking in the way, which is not the customer's to know.
+      const message = error.code === 'time_slot_unavailable' ? 'That time is no longer free; please choose another.' : error.message;
+      return sendPage(reply, 422, 'Booking', html`<h1>Not possible</h1><p>${message}</p>`);
+    }
     if ((error as { validation?: unknown }).validation) return sendPage(reply, 404, 'Booking not found', NOT_FOUND);
     // Fastify's own refusals of a body: malformed, too large, of a type no parser takes.
     const { statusCode } = error as { statusCode?: unknown };
@@ -108,20 +209,42 @@ export default async function manageRoutes(app: App, options: { publicUrl: strin
     return sendPage(reply, 500, 'Error', html`<h1>Something went wrong</h1><p>Please try again later.</p>`);
   });
 
-  app.get('/:code', { schema: { hide: true, params: Params, querystring: Type.Intersect([Access, Type.Object({ done: Type.Optional(Type.Literal('cancelled')) })]) } }, async (request, reply) => {
+  app.get('/:code', { schema: { hide: true, params: Params, querystring: Type.Intersect([Access, Done]) } }, async (request, reply) => {
     const booking = await bookingFor(request.params.code, request.query);
     if (!booking) return sendPage(reply, 404, 'Booking not found', NOT_FOUND);
-    const notice = request.query.done === 'cancelled' ? 'The booking is cancelled.' : undefined;
-    return sendPage(reply, 200, `Booking ${booking.booking_code}`, bookingPage(booking, request.query, notice));
+    const notice = request.query.done === undefined ? undefined : NOTICES[request.query.done];
+    const offer = request.query.role === 'customer' ? await offerOf(app, booking, await getSettings(app.db)) : undefined;
+    return sendPage(reply, 200, `Booking ${booking.booking_code}`, bookingPage(booking, request.query, notice, offer));
   });
+
+  /** Back to the booking's page, saying what was done. */
+  function done(reply: FastifyReply, booking: BookingView, access: Access, what: keyof typeof NOTICES): FastifyReply {
+    const query = new URLSearchParams({ role: access.role, key: access.key, done: what });
+    return reply.redirect(`/manage-booking/${encodeURIComponent(booking.booking_code)}?${query.toString()}`, 303);
+  }
 
   app.post('/:code/cancel', { schema: { hide: true, params: Params, body: Access } }, async (request, reply) => {
     const booking = await bookingFor(request.params.code, request.body);
     if (!booking) return sendPage(reply, 404, 'Booking not found', NOT_FOUND);
     if (booking.status !== 'cancelled') {
-      await updateBooking(app.db, options.publicUrl, booking.id, { status: 'cancelled', customer: {}, sendNotification: true }, false);
+      // The customer is bound by the cut-off, checked again under the booking's lock; the agent is not.
+      const selfService = request.body.role === 'customer' ? ('cancel' as const) : undefined;
+      await updateBooking(app.db, options.publicUrl, booking.id, { status: 'cancelled', customer: {}, sendNotification: true, selfService }, false);
     }
-    const query = new URLSearchParams({ role: request.body.role, key: request.body.key, done: 'cancelled' });
-    return reply.redirect(`/manage-booking/${encodeURIComponent(booking.booking_code)}?${query.toString()}`, 303);
+    return done(reply, booking, request.body, 'cancelled');
+  });
+
+  app.post('/:code/reschedule', { schema: { hide: true, params: Params, body: MoveBody } }, async (request, reply) => {
+    const { slot, ...access } = request.body;
+    const booking = await bookingFor(request.params.code, access);
+    if (!booking) return sendPage(reply, 404, 'Booking not found', NOT_FOUND);
+    if (access.role !== 'customer') throw new AppError('forbidden', "The agent's link does not reschedule; change the booking through the API.");
+    const [, startDate, startTime] = SLOT_TEXT.exec(slot ?? '') ?? [];
+    if (startDate === undefined || startTime === undefined || !isCalendarDate(startDate)) {
+      throw new AppError('invalid_request', 'Choose one of the times offered.', { slot: 'must be a date and time as YYYY-MM-DD HH:MM' });
+    }
+    // The same rules and locks as PUT /bookings/{id}, with the change notice it sends on request.
+    await updateBooking(app.db, options.publicUrl, booking.id, { startDate, startTime, customer: {}, sendNotification: true, selfService: 'reschedule' }, false);
+    return done(reply, booking, access, 'rescheduled');
   });
 }

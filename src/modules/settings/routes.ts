@@ -10,6 +10,8 @@ const SettingsData = Type.Object({
   timezone: Type.String({ description: 'IANA zone name of the site' }),
   slot_interval_minutes: Type.Integer({ description: 'Step between offered slot starts (5 to 720)' }),
   min_lead_minutes: Type.Integer({ description: 'How far ahead of now a booking must start (0 to 525600)' }),
+  cancel_cutoff_minutes: Type.Integer({ description: 'Until how long before its start a customer may cancel through the manage link (0 to 525600; API keys are not bound)' }),
+  reschedule_cutoff_minutes: Type.Integer({ description: 'Until how long before its start a customer may reschedule through the manage link (0 to 525600; API keys are not bound)' }),
 });
 
 const SettingsBody = Type.Object(
@@ -17,6 +19,8 @@ const SettingsBody = Type.Object(
     timezone: Type.Optional(Type.String()),
     slot_interval_minutes: Type.Optional(Type.Integer()),
     min_lead_minutes: Type.Optional(Type.Integer()),
+    cancel_cutoff_minutes: Type.Optional(Type.Integer()),
+    reschedule_cutoff_minutes: Type.Optional(Type.Integer()),
   },
   { additionalProperties: false },
 );

@@ -11,9 +11,9 @@ import { insertMissingSettings, reexpressBookings, storedSettings, upsertSetting
 export type { SiteSettings };
 
 export type SettingKey = keyof SiteSettings;
-export const SETTING_KEYS: readonly SettingKey[] = ['timezone', 'slot_interval_minutes', 'min_lead_minutes'];
+export const SETTING_KEYS: readonly SettingKey[] = ['timezone', 'slot_interval_minutes', 'min_lead_minutes', 'cancel_cutoff_minutes', 'reschedule_cutoff_minutes'];
 
-const DEFAULTS: Omit<SiteSettings, 'timezone'> = { slot_interval_minutes: 30, min_lead_minutes: 0 };
+const DEFAULTS: Omit<SiteSettings, 'timezone'> = { slot_interval_minutes: 30, min_lead_minutes: 0, cancel_cutoff_minutes: 0, reschedule_cutoff_minutes: 0 };
 
 export function isSettingKey(key: string): key is SettingKey {
   return (SETTING_KEYS as readonly string[]).includes(key);
@@ -47,6 +47,8 @@ export function parseSetting(key: SettingKey, raw: string | number): string | nu
     case 'slot_interval_minutes':
       return integerIn(key, raw, 5, 720);
     case 'min_lead_minutes':
+    case 'cancel_cutoff_minutes':
+    case 'reschedule_cutoff_minutes':
       return integerIn(key, raw, 0, 525600);
   }
 }
@@ -69,6 +71,8 @@ function settingsOf(stored: Map<string, string>): SiteSettings {
     timezone: stored.get('timezone') ?? 'UTC',
     slot_interval_minutes: Number(stored.get('slot_interval_minutes') ?? DEFAULTS.slot_interval_minutes),
     min_lead_minutes: Number(stored.get('min_lead_minutes') ?? DEFAULTS.min_lead_minutes),
+    cancel_cutoff_minutes: Number(stored.get('cancel_cutoff_minutes') ?? DEFAULTS.cancel_cutoff_minutes),
+    reschedule_cutoff_minutes: Number(stored.get('reschedule_cutoff_minutes') ?? DEFAULTS.reschedule_cutoff_minutes),
   };
 }
 

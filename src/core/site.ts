@@ -8,6 +8,7 @@ export interface SiteSettings {
   timezone: string;
   slot_interval_minutes: number;
   min_lead_minutes: number;
+  max_advance_days: number;
 }
 
 /** What a request or a transaction knows of the site, as read once. */

@@ -11,9 +11,9 @@ import { insertMissingSettings, reexpressBookings, storedSettings, upsertSetting
 export type { SiteSettings };
 
 export type SettingKey = keyof SiteSettings;
-export const SETTING_KEYS: readonly SettingKey[] = ['timezone', 'slot_interval_minutes', 'min_lead_minutes'];
+export const SETTING_KEYS: readonly SettingKey[] = ['timezone', 'slot_interval_minutes', 'min_lead_minutes', 'max_advance_days'];
 
-const DEFAULTS: Omit<SiteSettings, 'timezone'> = { slot_interval_minutes: 30, min_lead_minutes: 0 };
+const DEFAULTS: Omit<SiteSettings, 'timezone'> = { slot_interval_minutes: 30, min_lead_minutes: 0, max_advance_days: 365 };
 
 export function isSettingKey(key: string): key is SettingKey {
   return (SETTING_KEYS as readonly string[]).includes(key);
@@ -48,6 +48,8 @@ export function parseSetting(key: SettingKey, raw: string | number): string | nu
       return integerIn(key, raw, 5, 720);
     case 'min_lead_minutes':
       return integerIn(key, raw, 0, 525600);
+    case 'max_advance_days':
+      return integerIn(key, raw, 1, 3660);
   }
 }
 
@@ -69,6 +71,7 @@ function settingsOf(stored: Map<string, string>): SiteSettings {
     timezone: stored.get('timezone') ?? 'UTC',
     slot_interval_minutes: Number(stored.get('slot_interval_minutes') ?? DEFAULTS.slot_interval_minutes),
     min_lead_minutes: Number(stored.get('min_lead_minutes') ?? DEFAULTS.min_lead_minutes),
+    max_advance_days: Number(stored.get('max_advance_days') ?? DEFAULTS.max_advance_days),
   };
 }
 

@@ -145,6 +145,7 @@ const RELATED_COLUMNS = [
   'b.start_at',
   'b.end_at',
   'b.duration',
+  'b.attendees',
   'b.price_cents',
   'b.notes',
   'b.customer_comment',

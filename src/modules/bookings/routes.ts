@@ -215,6 +215,7 @@ export default async function bookingRoutes(app: App): Promise<void> {
           startDate: body.start_date === undefined ? undefined : requireCalendarDate('start_date', body.start_date),
           startTime: body.start_time,
           duration: body.duration,
+          attendees: body.attendees,
           status: body.status,
           customerId: body.customer_id,
           customer,

@@ -13,8 +13,8 @@ export interface ServicesTable {
   capacity_min: number;
   capacity_max: number;
   /** Minutes kept free before and after each booking (an agent's connection may override them). */
-  buffer_before: number;
-  buffer_after: number;
+  buffer_before: Generated<number>;
+  buffer_after: Generated<number>;
   /** The booking window: least notice (null: the site's min_lead_minutes), days ahead (null: the site's max_advance_days). */
   min_notice_minutes: number | null;
   max_advance_days: number | null;

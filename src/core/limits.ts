@@ -7,3 +7,9 @@ export const MAX_BULK_BOOKINGS = 50;
  * bounds what they read.
  */
 export const MAX_BUFFER_MINUTES = 240;
+
+/**
+ * The most days ahead a booking window may reach (site setting or service): ten thousand
+ * years, past the last storable instant, which lifts the limit in practice.
+ */
+export const MAX_ADVANCE_DAYS = 3_660_000;

@@ -10,7 +10,7 @@ import { assertCategoryExists } from './category-repository.js';
 import { deleteUnlessBooked } from './in-use.js';
 import * as repository from './repository.js';
 import type { ServicesTable } from './table.js';
-import { MAX_BUFFER_MINUTES } from '../../core/limits.js';
+import { MAX_ADVANCE_DAYS, MAX_BUFFER_MINUTES } from '../../core/limits.js';
 
 export type ServiceInclude = 'category' | 'agents' | 'locations';
 
@@ -136,7 +136,9 @@ async function checked(db: Db, input: ServiceInput, current?: repository.Service
   const notice = input.min_notice_minutes;
   if (notice !== undefined && notice !== null && (notice < 0 || notice > 525600)) errors.add('min_notice_minutes', 'must be null (the site setting min_lead_minutes) or 0 to 525600');
   const advance = input.max_advance_days;
-  if (advance !== undefined && advance !== null && (advance < 1 || advance > 3660)) errors.add('max_advance_days', 'must be null (the site setting max_advance_days) or 1 to 3660');
+  if (advance !== undefined && advance !== null && (advance < 1 || advance > MAX_ADVANCE_DAYS)) {
+    errors.add('max_advance_days', `must be null (the site setting max_advance_days) or 1 to ${MAX_ADVANCE_DAYS}`);
+  }
   const changes = {
     name,
     short_description: input.short_description,

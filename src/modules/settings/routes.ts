@@ -10,7 +10,7 @@ const SettingsData = Type.Object({
   timezone: Type.String({ description: 'IANA zone name of the site' }),
   slot_interval_minutes: Type.Integer({ description: 'Step between offered slot starts (5 to 720)' }),
   min_lead_minutes: Type.Integer({ description: 'How far ahead of now a booking must start (0 to 525600)' }),
-  max_advance_days: Type.Integer({ description: 'How many days ahead of now a booking may start, at most (1 to 3660; default 365)' }),
+  max_advance_days: Type.Integer({ description: 'How many days ahead of now a booking may start, at most (1 to 3660000, which lifts the limit; default 365); a service may set its own' }),
 });
 
 const SettingsBody = Type.Object(

@@ -5,6 +5,7 @@ import { AppError } from '../../core/errors.js';
 import { nowIso } from '../../lib/time.js';
 import { DEFAULT_SITE_SCHEDULE, parseSchedule, SITE_SCHEDULE_KEY, type Schedule } from '../schedules/index.js';
 import { CATALOG_LOCK } from '../../core/locks.js';
+import { MAX_ADVANCE_DAYS } from '../../core/limits.js';
 import { siteOnce, type Site, type SiteContext, type SiteSettings } from '../../core/site.js';
 import { insertMissingSettings, reexpressBookings, storedSettings, upsertSettings } from './repository.js';
 
@@ -49,7 +50,7 @@ export function parseSetting(key: SettingKey, raw: string | number): string | nu
     case 'min_lead_minutes':
       return integerIn(key, raw, 0, 525600);
     case 'max_advance_days':
-      return integerIn(key, raw, 1, 3660);
+      return integerIn(key, raw, 1, MAX_ADVANCE_DAYS);
   }
 }
 

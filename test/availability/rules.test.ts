@@ -41,7 +41,7 @@ describe.each(DIALECTS)('scheduling rules (%s)', (dialect) => {
       const details = refused.json().error.details;
       expect(details.conflicting_booking_id).toBe(noon.json().data.id);
       expect(details.available_slots.slice(0, 5)).toEqual(['2030-01-07 09:00', '2030-01-07 09:30', '2030-01-07 10:00', '2030-01-07 10:30', '2030-01-07 13:30']);
-      expect(details.suggestions.map((s: Json) => s.start)).toEqual(details.available_slots);
+      expect(details.suggestions.map((s: { start: string }) => s.start)).toEqual(details.available_slots);
 
       const later = await book(site, { start_time: '15:00' });
       expect(later.statusCode).toBe(201);
@@ -53,8 +53,8 @@ describe.each(DIALECTS)('scheduling rules (%s)', (dialect) => {
       const element = (start_time: string) => ({ service_id: site.serviceId, agent_id: site.agentId, customer_id: site.customerId, start_date: MONDAY, start_time });
       const bulk = await call('POST', '/bookings/bulk', { bookings: [element('15:00'), element('16:00')] });
       expect(bulk.statusCode).toBe(207);
-      expect(bulk.json().results.success.map((s: Json) => s.index)).toEqual([0]);
-      expect(bulk.json().results.errors.map((e: Json) => [e.index, e.code])).toEqual([[1, 'time_slot_unavailable']]);
+      expect(bulk.json().results.success.map((s: { index: number }) => s.index)).toEqual([0]);
+      expect(bulk.json().results.errors.map((e: { index: number; code: string }) => [e.index, e.code])).toEqual([[1, 'time_slot_unavailable']]);
     });
 
     it('follow the connection before the service, and a changed buffer never invalidates a booking already made', async () => {
@@ -187,7 +187,7 @@ describe.each(DIALECTS)('scheduling rules (%s)', (dialect) => {
       const res = await call('POST', '/bookings', { service_id: site.serviceId, agent_id: 'any', customer_id: site.customerId, start_date: MONDAY, start_time: '10:00' });
       expect(res.statusCode).toBe(409);
       const { suggestions, available_slots } = res.json().error.details;
-      expect(available_slots).toEqual(suggestions.map((s: Json) => s.start));
+      expect(available_slots).toEqual(suggestions.map((s: { start: string }) => s.start));
       expect(suggestions).toHaveLength(10);
       expect(suggestions.slice(0, 2)).toEqual([
         { start: '2030-01-07 12:00', agent_id: second },
@@ -214,11 +214,11 @@ describe.each(DIALECTS)('scheduling rules (%s)', (dialect) => {
       expect(pair.json().data.attendees).toBe(2);
       const day = async () => {
         const res = await call('GET', `/availability?service_id=${site.serviceId}&date=${MONDAY}`);
-        return res.json().data.days[0].slots as Json[];
+        return res.json().data.days[0].slots as { start_time: string; seats_left?: number }[];
       };
       const slots = await day();
-      expect(slots.find((s) => s.start_time === '10:00').seats_left).toBe(1);
-      expect(slots.find((s) => s.start_time === '09:00').seats_left).toBe(3);
+      expect(slots.find((s) => s.start_time === '10:00')?.seats_left).toBe(1);
+      expect(slots.find((s) => s.start_time === '09:00')?.seats_left).toBe(3);
       expect(slots.find((s) => s.start_time === '10:30')).toBeUndefined();
 
       expect((await book(site, { start_time: '10:00', attendees: 2 })).statusCode).toBe(409);
@@ -233,11 +233,11 @@ describe.each(DIALECTS)('scheduling rules (%s)', (dialect) => {
       const resize = (attendees: number) => call('PUT', `/bookings/${pair.json().data.id}`, { attendees });
       expect((await resize(3)).statusCode).toBe(409);
       expect((await resize(1)).json().data.attendees).toBe(1);
-      expect((await day()).find((s) => s.start_time === '10:00').seats_left).toBe(1);
+      expect((await day()).find((s) => s.start_time === '10:00')?.seats_left).toBe(1);
 
       const element = { service_id: site.serviceId, agent_id: site.agentId, customer_id: site.customerId, start_date: MONDAY, start_time: '14:00', attendees: 2 };
       const bulk = await call('POST', '/bookings/bulk', { bookings: [element, element] });
-      expect(bulk.json().results.errors.map((e: Json) => [e.index, e.code])).toEqual([[1, 'time_slot_unavailable']]);
+      expect(bulk.json().results.errors.map((e: { index: number; code: string }) => [e.index, e.code])).toEqual([[1, 'time_slot_unavailable']]);
     });
 
     it('shows no seats_left for a service of one seat', async () => {
@@ -258,7 +258,7 @@ describe.each(DIALECTS)('DST rules (%s)', (dialect) => {
     const sunday = [{ start: '00:00', end: '02:15' }, { start: '02:45', end: '06:00' }];
     expect((await call('PUT', `/agents/${site.agentId}/schedule`, { weekly: { sunday } })).statusCode).toBe(200);
     const res = await call('GET', `/availability?service_id=${site.serviceId}&date=2030-03-31&agent_id=${site.agentId}`);
-    expect(res.json().data.days[0].slots.map((s: Json) => s.start_datetime)).toContain('2030-03-31T01:30:00+01:00');
+    expect(res.json().data.days[0].slots.map((s: { start_datetime: string }) => s.start_datetime)).toContain('2030-03-31T01:30:00+01:00');
     const booked = await call('POST', '/bookings', { service_id: site.serviceId, agent_id: site.agentId, customer_id: site.customerId, start_date: '2030-03-31', start_time: '01:30' });
     expect(booked.statusCode).toBe(201);
     expect(booked.json().data).toMatchObject({ start_datetime: '2030-03-31T01:30:00+01:00', end_datetime: '2030-03-31T03:30:00+02:00' });

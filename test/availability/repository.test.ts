@@ -48,7 +48,7 @@ describe.each(DIALECTS)('bookings near a range (%s)', (dialect) => {
     const compiled = busyBookingsQuery(t.db, [r.agentId], range).compile();
     if (dialect === 'sqlite') {
       const plan = await t.db.executeQuery<{ detail: string }>(CompiledQuery.raw(`explain query plan ${compiled.sql}`, [...compiled.parameters]));
-      expect(plan.rows.map((row) => row.detail).join('\n')).toMatch(/USING COVERING INDEX bookings_agent_busy \(agent_id=\? AND start_at>\? AND start_at<\?\)/);
+      expect(plan.rows.map((row) => row.detail).join('\n')).toMatch(/USING COVERING INDEX bookings_agent_busy_seats \(agent_id=\? AND start_at>\? AND start_at<\?\)/);
     } else {
       const plan = await t.db.transaction().execute(async (trx) => {
         // A near-empty table would be scanned whatever the indexes; ask which index the query can use.
@@ -56,7 +56,7 @@ describe.each(DIALECTS)('bookings near a range (%s)', (dialect) => {
         return trx.executeQuery<{ 'QUERY PLAN': string }>(CompiledQuery.raw(`explain ${compiled.sql}`, [...compiled.parameters]));
       });
       const text = plan.rows.map((row) => row['QUERY PLAN']).join('\n');
-      expect(text).toMatch(/Index (Only )?Scan using bookings_agent_busy/);
+      expect(text).toMatch(/Index (Only )?Scan using bookings_agent_busy_seats/);
       expect(text).toMatch(/Index Cond: \(\(agent_id = \d+\) AND \(start_at < '2030-01-08T04:00:00.000Z'::text\) AND \(start_at > '2030-01-05T18:00:00.000Z'::text\)/);
     }
   });

@@ -23,10 +23,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('bookings').addColumn('buffer_before', 'integer', (c) => c.notNull().defaultTo(0)).execute();
   await db.schema.alterTable('bookings').addColumn('buffer_after', 'integer', (c) => c.notNull().defaultTo(0)).execute();
   await db.schema.alterTable('bookings').addColumn('attendees', 'integer', (c) => c.notNull().defaultTo(1)).execute();
-  await db.schema.dropIndex('bookings_agent_busy').execute();
   await db.schema
-    .createIndex('bookings_agent_busy')
+    .createIndex('bookings_agent_busy_seats')
     .on('bookings')
     .columns(['agent_id', 'start_at', 'end_at', 'service_id', 'status', 'buffer_before', 'buffer_after', 'attendees'])
     .execute();
+  await db.schema.dropIndex('bookings_agent_busy').execute();
 }

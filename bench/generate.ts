@@ -90,7 +90,8 @@ export async function generateCatalog(
   const at = new Date().toISOString();
   const hours = [{ start: `${String(DAY_START_HOUR).padStart(2, '0')}:00`, end: `${DAY_END_HOUR}:00` }];
   const schedule: Schedule = { weekly: Object.fromEntries(WEEKDAYS.map((day) => [day, hours])) as Weekly, exceptions: [] };
-  await setSettings(db, { timezone: BENCH_TIMEZONE, slot_interval_minutes: 30, min_lead_minutes: 0 });
+  // The bench books 400 days ahead and more: past the default booking window of 365 days.
+  await setSettings(db, { timezone: BENCH_TIMEZONE, slot_interval_minutes: 30, min_lead_minutes: 0, max_advance_days: 3660 });
   await writeSiteSchedule(db, schedule);
 
   const locationIds: number[] = [];

@@ -5,6 +5,8 @@ import { runCli } from '../src/cli.js';
 import { loadConfig } from '../src/config.js';
 import type { Db, Dialect } from '../src/db/database.js';
 import { createKey, type NewKeyInput } from '../src/modules/api-keys/service.js';
+import { setSettings } from '../src/modules/settings/service.js';
+import { MAX_ADVANCE_DAYS } from '../src/core/limits.js';
 import { createTestDatabase, type TestDatabase } from './databases.js';
 
 export { createTestDatabase, type TestDatabase } from './databases.js';
@@ -39,6 +41,9 @@ export async function buildTestApp(databaseUrl: string, env: TestEnv = {}, optio
   const app = await buildApp(testConfig(databaseUrl, env), { logger: false, mailPollMs: false, now: options.now });
   options.beforeReady?.(app);
   await app.ready();
+  // Test data lies years ahead (2030, the year 9999): the booking window's far edge is lifted
+  // (the default is 365 days); tests of the window set it themselves.
+  await setSettings(app.db, { max_advance_days: MAX_ADVANCE_DAYS });
   return app;
 }
 

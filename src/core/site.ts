@@ -12,6 +12,7 @@ export interface SiteSettings {
   cancel_cutoff_minutes: number;
   /** How long before its start a customer may still reschedule a booking through its manage link. */
   reschedule_cutoff_minutes: number;
+  max_advance_days: number;
 }
 
 /** What a request or a transaction knows of the site, as read once. */

@@ -7,6 +7,7 @@ import { SITE_SCHEDULE_KEY } from '../../src/modules/schedules/model.js';
 import { readSiteSchedule } from '../../src/modules/schedules/repository.js';
 import { getSettings } from '../../src/modules/settings/service.js';
 import { connectAgent, insertAgent, insertBooking, insertCustomer, insertLocation, insertService } from '../fixtures.js';
+import { MAX_ADVANCE_DAYS } from '../../src/core/limits.js';
 import { DIALECTS, useTestApp } from '../helper.js';
 import { csrfOf, form, FORM, PASSWORD, signIn, type Signed } from './session.js';
 
@@ -217,7 +218,15 @@ describe.each(DIALECTS)('admin pages (%s)', (dialect) => {
         .execute();
       const res = await post('/admin/settings', { timezone: 'Europe/Berlin', slot_interval_minutes: '15', min_lead_minutes: '120', ...WEEKLY_FORM });
       expect(res.statusCode).toBe(303);
-      expect(await getSettings(t.db)).toEqual({ timezone: 'Europe/Berlin', slot_interval_minutes: 15, min_lead_minutes: 120, cancel_cutoff_minutes: 0, reschedule_cutoff_minutes: 0 });
+      // The page leaves max_advance_days (set through the API and the CLI) as it was.
+      expect(await getSettings(t.db)).toEqual({
+        timezone: 'Europe/Berlin',
+        slot_interval_minutes: 15,
+        min_lead_minutes: 120,
+        max_advance_days: MAX_ADVANCE_DAYS,
+        cancel_cutoff_minutes: 0,
+        reschedule_cutoff_minutes: 0,
+      });
       const schedule = await readSiteSchedule(t.db);
       expect(schedule.weekly.monday).toEqual([
         { start: '09:00', end: '12:00' },

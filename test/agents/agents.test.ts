@@ -159,8 +159,8 @@ describe.each(DIALECTS)('agents (%s)', (dialect) => {
       expect(without.body.data[0]).not.toHaveProperty('services');
       const res = await call('GET', '/agents?include=services');
       expect(res.body.data[0].services).toEqual([
-        { id: plain, name: 'Plain', is_custom_hours: false, is_custom_price: false, is_custom_duration: false, custom_price: null, custom_duration: null, custom_hours: null },
-        { id: custom, name: 'Custom', is_custom_hours: false, is_custom_price: true, is_custom_duration: true, custom_price: '42.50', custom_duration: 45, custom_hours: null },
+        { id: plain, name: 'Plain', is_custom_hours: false, is_custom_price: false, is_custom_duration: false, custom_price: null, custom_duration: null, custom_hours: null, buffer_before: null, buffer_after: null },
+        { id: custom, name: 'Custom', is_custom_hours: false, is_custom_price: true, is_custom_duration: true, custom_price: '42.50', custom_duration: 45, custom_hours: null, buffer_before: null, buffer_after: null },
       ]);
       const both = await call('GET', '/agents?include=services,locations');
       expect(both.body.data[0].locations).toEqual([]);

@@ -227,11 +227,105 @@ describe('slots', () => {
   });
 });
 
-describe('property: no free slot overlaps a booking or leaves working hours, and none is missed', () => {
+describe('scheduling rules', () => {
+  const day = (hour: number, minute = 0): number => Date.UTC(2026, 11, 7, hour, minute);
+  const base = { spans: [{ start: day(9), end: day(17) }], durationMinutes: 60, intervalMinutes: 30, earliest: 0, serviceId: 1, capacity: 1, bookings: [] };
+
+  it("keep a booking's buffers free: its own, and the new slot's", () => {
+    const booking: BusyBooking = { id: 1, serviceId: 2, start: day(12), end: day(13), bufferBefore: 30 * M, bufferAfter: 60 * M };
+    const starts = freeStarts({ ...base, bookings: [booking] });
+    // 11:00–12:00 ends inside the 30 minutes kept before; 13:00 and 13:30 start inside the hour after.
+    expect(starts).toContain(day(10, 30));
+    expect(starts).not.toContain(day(11));
+    expect(starts).not.toContain(day(13, 30));
+    expect(starts).toContain(day(14));
+    // The slot's own buffers: 45 minutes after an 10:30–11:30 slot reach the 12:00 booking.
+    const own = freeStarts({ ...base, bufferAfterMinutes: 45, bookings: [{ ...booking, bufferBefore: 0, bufferAfter: 0 }] });
+    expect(own).not.toContain(day(10, 30));
+    expect(own).toContain(day(10));
+    expect(conflictOf({ start: day(13), end: day(14) }, 1, 1, [booking])).toEqual(booking);
+    expect(conflictOf({ start: day(14), end: day(15) }, 1, 1, [booking])).toBeUndefined();
+    expect(conflictOf({ start: day(14), end: day(15) }, 1, 1, [booking], { bufferBefore: 61 * M, bufferAfter: 0, attendees: 1 })).toEqual(booking);
+  });
+
+  it('count seats: bookings sharing a start take their attendees, a slot needs the seats asked', () => {
+    const group = (id: number, seats: number): BusyBooking => ({ id, serviceId: 1, start: day(10), end: day(11), seats });
+    const slotAt10 = (query: Partial<SlotQuery>, bookings: BusyBooking[]) =>
+      freeSlots({ ...base, capacity: 4, ...query }, [slotAgent(1, bookings)]).find((slot) => slot.start === day(10));
+    expect(slotAt10({}, [group(1, 1), group(2, 2)])?.seatsLeft).toBe(1);
+    expect(slotAt10({ attendees: 2 }, [group(1, 1), group(2, 2)])).toBeUndefined();
+    expect(slotAt10({}, [group(1, 4)])).toBeUndefined();
+    expect(slotAt10({}, [])?.seatsLeft).toBe(4);
+    expect(conflictOf({ start: day(10), end: day(11) }, 1, 4, [group(1, 3)], { bufferBefore: 0, bufferAfter: 0, attendees: 2 })).toEqual(group(1, 3));
+    expect(conflictOf({ start: day(10), end: day(11) }, 1, 4, [group(1, 3)])).toBeUndefined();
+  });
+
+  it('offer nothing after the far edge of the booking window', () => {
+    expect(freeStarts({ ...base, latest: day(10) })).toEqual([day(9), day(9, 30), day(10)]);
+    expect(freeStarts({ ...base, latest: day(8) })).toEqual([]);
+  });
+
+  it("let a site exception close, or shorten, the day of an agent on its own hours, whose own exception narrows further", () => {
+    const own = allWeek('08:00', '18:00');
+    const site: Schedule = { weekly: weekly([{ start: '09:00', end: '17:00' }]), exceptions: [{ date: '2026-12-24', periods: [] }, { date: '2026-12-31', periods: [{ start: '09:00', end: '13:00' }] }] };
+    expect(workingMinutes(own, '2026-12-24', null, site)).toEqual([]);
+    expect(workingMinutes(own, '2026-12-31', null, site)).toEqual([{ start: 540, end: 780 }]);
+    expect(workingMinutes(own, '2026-12-30', null, site)).toEqual([{ start: 480, end: 1080 }]);
+    const ownException: Schedule = { ...own, exceptions: [{ date: '2026-12-31', periods: [{ start: '11:00', end: '15:00' }] }] };
+    expect(workingMinutes(ownException, '2026-12-31', null, site)).toEqual([{ start: 660, end: 780 }]);
+    // The site's own schedule is not narrowed by itself.
+    expect(workingMinutes(site, '2026-12-31', null, site)).toEqual([{ start: 540, end: 780 }]);
+  });
+
+  it('let a break inside a DST gap take no time: 00:00–02:15 and 02:45–06:00 take a 60-minute slot at 01:30', () => {
+    const hours: Schedule = { weekly: weekly([{ start: '00:00', end: '02:15' }, { start: '02:45', end: '06:00' }]), exceptions: [] };
+    const spans = workingSpans(hours, '2026-03-29', null, 'Europe/Berlin');
+    const jump = utc('2026-03-29T01:00:00Z');
+    expect(spans).toEqual([{ start: utc('2026-03-28T23:00:00Z'), end: utc('2026-03-29T04:00:00Z'), seams: [jump] }]);
+    const start = localInstant('2026-03-29', '01:30', 'Europe/Berlin') as number;
+    expect(isWithin({ start, end: start + 60 * M }, spans)).toBe(true);
+    const starts = freeStarts({ ...base, spans, durationMinutes: 60, intervalMinutes: 30 });
+    expect(starts).toContain(start);
+    // The later period's grid starts anew when the clocks jump.
+    expect(starts).toContain(jump);
+    // Any other day the break is a break.
+    expect(workingSpans(hours, '2026-03-22', null, 'Europe/Berlin')).toHaveLength(2);
+  });
+});
+
+describe('property: a site exception binds an agent on its own hours', () => {
+  const time = fc.integer({ min: 0, max: 48 }).map((half) => (half === 48 ? '24:00' : `${String(Math.floor(half / 2)).padStart(2, '0')}:${half % 2 ? '30' : '00'}`));
+  const periods = fc.array(
+    fc.tuple(time, time).filter(([a, b]) => a < b).map(([start, end]) => ({ start, end })),
+    { maxLength: 3 },
+  );
+
+  it('offers nothing outside the site exception nor outside the agent’s own hours', () => {
+    fc.assert(
+      fc.property(fc.constantFrom('Europe/Berlin', 'America/New_York', 'UTC'), fc.constantFrom('2026-03-29', '2026-10-25', '2026-12-24'), periods, periods, (zone, date, own, closure) => {
+        const agent: Schedule = { weekly: weekly(own), exceptions: [] };
+        const site: Schedule = { weekly: weekly([]), exceptions: [{ date, periods: closure }] };
+        const spans = workingSpans(agent, date, null, zone, site);
+        const siteSpans = workingSpans(site, date, null, zone);
+        const ownSpans = workingSpans(agent, date, null, zone);
+        const slots = freeSlots({ spans, durationMinutes: 30, intervalMinutes: 15, earliest: 0, serviceId: 1, capacity: 1 }, [slotAgent(1, [])]);
+        for (const slot of slots) {
+          expect(isWithin(slot, siteSpans)).toBe(true);
+          expect(isWithin(slot, ownSpans)).toBe(true);
+        }
+        if (closure.length === 0) expect(spans).toEqual([]);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('property: no free slot meets a booking or its buffers, leaves working hours or the window, or overfills seats; none is missed', () => {
   const zones = ['Europe/Berlin', 'America/New_York', 'Australia/Lord_Howe', 'UTC', 'Asia/Kolkata'];
   const dates = ['2026-03-08', '2026-03-29', '2026-04-05', '2026-10-04', '2026-10-25', '2026-11-01', '2026-06-15'];
   const time = fc.integer({ min: 0, max: 47 }).map((half) => `${String(Math.floor(half / 2)).padStart(2, '0')}:${half % 2 ? '30' : '00'}`);
   const period = fc.tuple(time, time).filter(([a, b]) => a < b).map(([start, end]) => ({ start, end }));
+  const buffer = fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 240 }));
 
   it('holds for random hours, bookings, durations and intervals on DST days', () => {
     fc.assert(
@@ -239,15 +333,25 @@ describe('property: no free slot overlaps a booking or leaves working hours, and
         fc.constantFrom(...zones),
         fc.constantFrom(...dates),
         fc.array(period, { maxLength: 3 }),
-        fc.array(fc.record({ offset: fc.integer({ min: -8, max: 100 }).map((quarter) => quarter * 15), length: fc.integer({ min: 5, max: 240 }), shared: fc.boolean() }), {
-          maxLength: 6,
-        }),
+        fc.array(
+          fc.record({
+            offset: fc.integer({ min: -8, max: 100 }).map((quarter) => quarter * 15),
+            length: fc.integer({ min: 5, max: 240 }),
+            shared: fc.boolean(),
+            before: buffer,
+            after: buffer,
+            seats: fc.integer({ min: 1, max: 3 }),
+          }),
+          { maxLength: 6 },
+        ),
         fc.integer({ min: 5, max: 180 }),
         // Booking starts and steps on a quarter-hour grid often meet, so group sharing is exercised.
         fc.constantFrom(5, 10, 15, 30, 45, 60),
-        fc.integer({ min: 1, max: 3 }),
+        fc.integer({ min: 1, max: 4 }),
         fc.integer({ min: 0, max: 1440 }),
-        (zone, date, periods, rawBookings, duration, interval, capacity, earliestOffset) => {
+        fc.integer({ min: 0, max: 1440 }),
+        fc.record({ before: buffer, after: buffer, attendees: fc.integer({ min: 1, max: 2 }) }),
+        (zone, date, periods, rawBookings, duration, interval, capacity, earliestOffset, latestOffset, need) => {
           const schedule: Schedule = { weekly: weekly(periods), exceptions: [] };
           const spans = workingSpans(schedule, date, null, zone);
           const day = daySpan(date, zone);
@@ -256,18 +360,39 @@ describe('property: no free slot overlaps a booking or leaves working hours, and
             serviceId: b.shared ? 1 : 2,
             start: day.start + b.offset * M,
             end: day.start + (b.offset + b.length) * M,
+            bufferBefore: b.before * M,
+            bufferAfter: b.after * M,
+            seats: b.seats,
           }));
           const earliest = day.start + earliestOffset * M;
-          const starts = freeStarts({ spans, durationMinutes: duration, intervalMinutes: interval, earliest, serviceId: 1, capacity, bookings });
-          for (const start of starts) {
-            expect(start).toBeGreaterThanOrEqual(earliest);
-            const slot = { start, end: start + duration * M };
+          const latest = day.start + latestOffset * M;
+          const query = {
+            spans,
+            durationMinutes: duration,
+            intervalMinutes: interval,
+            earliest,
+            latest,
+            serviceId: 1,
+            capacity,
+            bufferBeforeMinutes: need.before,
+            bufferAfterMinutes: need.after,
+            attendees: need.attendees,
+          };
+          const slots = freeSlots(query, [slotAgent(1, bookings)]);
+          const starts = slots.map((slot) => slot.start);
+          /** Whether the slot, or the time it keeps free, meets the booking or the time the booking keeps free. */
+          const meets = (b: BusyBooking, start: number, end: number) =>
+            (start - need.before * M < b.end && b.start < end + need.after * M) ||
+            (start < b.end + (b.bufferAfter ?? 0) && b.start - (b.bufferBefore ?? 0) < end);
+          const shares = (b: BusyBooking, start: number) => b.serviceId === 1 && b.start === start;
+          for (const slot of slots) {
+            expect(slot.start).toBeGreaterThanOrEqual(earliest);
+            expect(slot.start).toBeLessThanOrEqual(latest);
             expect(isWithin(slot, spans)).toBe(true);
-            const overlapping = bookings.filter((b) => b.start < slot.end && slot.start < b.end);
-            for (const b of overlapping) {
-              expect(b.serviceId === 1 && b.start === slot.start).toBe(true);
-            }
-            expect(overlapping.length).toBeLessThan(capacity);
+            for (const b of bookings) if (!shares(b, slot.start)) expect(meets(b, slot.start, slot.end)).toBe(false);
+            const taken = bookings.filter((b) => shares(b, slot.start)).reduce((sum, b) => sum + (b.seats ?? 1), 0);
+            expect(taken + need.attendees).toBeLessThanOrEqual(capacity);
+            expect(slot.seatsLeft).toBe(capacity - taken);
           }
           // Every working span lies inside the local day.
           for (const s of spans) expect(s.start >= day.start && s.end <= day.end).toBe(true);
@@ -280,9 +405,9 @@ describe('property: no free slot overlaps a booking or leaves working hours, and
               for (let start = origin; start < (origins[k + 1] ?? span.end) && start + duration * M <= span.end; start += interval * M) {
                 grid.add(start);
                 const end = start + duration * M;
-                const sharing = bookings.filter((b) => b.start === start && b.serviceId === 1);
-                const blocked = bookings.some((b) => b.start < end && start < b.end && !(b.start === start && b.serviceId === 1));
-                const free = start >= earliest && !blocked && sharing.length < capacity;
+                const taken = bookings.filter((b) => shares(b, start)).reduce((sum, b) => sum + (b.seats ?? 1), 0);
+                const blocked = bookings.some((b) => !shares(b, start) && meets(b, start, end));
+                const free = start >= earliest && start <= latest && !blocked && taken + need.attendees <= capacity;
                 expect(starts.includes(start)).toBe(free);
               }
             });
@@ -298,11 +423,15 @@ describe('property: no free slot overlaps a booking or leaves working hours, and
 describe('property: several agents at once, day after day, find what conflictOf finds for each', () => {
   const zones = ['Europe/Berlin', 'America/New_York', 'Australia/Lord_Howe'];
   const firstDates = ['2026-03-06', '2026-03-27', '2026-04-03', '2026-10-02', '2026-10-23', '2026-10-30'];
+  const buffer = fc.oneof(fc.constant(0), fc.constantFrom(15, 30, 60, 240));
   const booking = fc.record({
     day: fc.integer({ min: -1, max: 4 }),
     quarter: fc.integer({ min: 0, max: 95 }),
     length: fc.integer({ min: 1, max: 120 }).map((quarters) => quarters * 15),
     shared: fc.boolean(),
+    before: buffer,
+    after: buffer,
+    seats: fc.integer({ min: 1, max: 2 }),
   });
 
   it('holds for random bookings of up to four agents over four days around DST changes, in order or not', () => {
@@ -315,28 +444,41 @@ describe('property: several agents at once, day after day, find what conflictOf 
         fc.constantFrom(15, 30, 60),
         fc.integer({ min: 1, max: 3 }),
         fc.boolean(),
-        (zone, firstDate, perAgent, duration, interval, capacity, reversed) => {
+        fc.record({ before: buffer, after: buffer }),
+        (zone, firstDate, perAgent, duration, interval, capacity, reversed, own) => {
           const dates = datesBetween(firstDate, nextDate(nextDate(nextDate(firstDate))));
           const start0 = daySpan(firstDate, zone).start;
           let id = 0;
           const bookings: BusyBooking[][] = perAgent.map((raw) =>
             raw.map((b) => {
               const start = start0 + b.day * 24 * H + b.quarter * 15 * M;
-              return { id: ++id, serviceId: b.shared ? 1 : 2, start, end: start + b.length * M };
+              return { id: ++id, serviceId: b.shared ? 1 : 2, start, end: start + b.length * M, bufferBefore: b.before * M, bufferAfter: b.after * M, seats: b.seats };
             }),
           );
           const agents = bookings.map((own, i) => slotAgent(i + 10, own));
           const schedule = allWeek('07:00', '21:30');
           const asked = reversed ? [...dates].reverse() : dates;
           for (const date of asked) {
-            const query = { spans: workingSpans(schedule, date, null, zone), durationMinutes: duration, intervalMinutes: interval, earliest: 0, serviceId: 1, capacity };
+            const query = {
+              spans: workingSpans(schedule, date, null, zone),
+              durationMinutes: duration,
+              intervalMinutes: interval,
+              earliest: 0,
+              serviceId: 1,
+              capacity,
+              bufferBeforeMinutes: own.before,
+              bufferAfterMinutes: own.after,
+            };
             const slots = freeSlots(query, agents);
-            const expected: { start: number; end: number; agentIds: number[] }[] = [];
+            const need = { bufferBefore: own.before * M, bufferAfter: own.after * M, attendees: 1 };
+            const expected: { start: number; end: number; agentIds: number[]; seatsLeft: number }[] = [];
             for (const span of query.spans) {
               for (let start = span.start; start + duration * M <= span.end; start += interval * M) {
                 const end = start + duration * M;
-                const agentIds = bookings.flatMap((own, i) => (conflictOf({ start, end }, 1, capacity, own) ? [] : [i + 10]));
-                if (agentIds.length > 0) expected.push({ start, end, agentIds });
+                const free = bookings.flatMap((mine, i) => (conflictOf({ start, end }, 1, capacity, mine, need) ? [] : [{ id: i + 10, mine }]));
+                const taken = (mine: BusyBooking[]) => mine.filter((b) => b.serviceId === 1 && b.start === start).reduce((sum, b) => sum + (b.seats ?? 1), 0);
+                const seatsLeft = Math.max(...free.map(({ mine }) => capacity - taken(mine)));
+                if (free.length > 0) expected.push({ start, end, agentIds: free.map((f) => f.id), seatsLeft });
               }
             }
             expect(slots).toEqual(expected);
@@ -349,21 +491,21 @@ describe('property: several agents at once, day after day, find what conflictOf 
 });
 
 describe('joinSlots', () => {
-  it('sorts the slots of several groups by start and end, joining the agents of equal ones', () => {
+  it('sorts the slots of several groups by start and end, joining the agents of equal ones and keeping the most seats left', () => {
     const a = [
-      { start: 10, end: 20, agentIds: [1, 4] },
-      { start: 30, end: 40, agentIds: [4] },
+      { start: 10, end: 20, agentIds: [1, 4], seatsLeft: 1 },
+      { start: 30, end: 40, agentIds: [4], seatsLeft: 2 },
     ];
     const b = [
-      { start: 10, end: 20, agentIds: [2] },
-      { start: 10, end: 30, agentIds: [3] },
-      { start: 20, end: 30, agentIds: [2] },
+      { start: 10, end: 20, agentIds: [2], seatsLeft: 3 },
+      { start: 10, end: 30, agentIds: [3], seatsLeft: 1 },
+      { start: 20, end: 30, agentIds: [2], seatsLeft: 1 },
     ];
     expect(joinSlots([a, b])).toEqual([
-      { start: 10, end: 20, agentIds: [1, 2, 4] },
-      { start: 10, end: 30, agentIds: [3] },
-      { start: 20, end: 30, agentIds: [2] },
-      { start: 30, end: 40, agentIds: [4] },
+      { start: 10, end: 20, agentIds: [1, 2, 4], seatsLeft: 3 },
+      { start: 10, end: 30, agentIds: [3], seatsLeft: 1 },
+      { start: 20, end: 30, agentIds: [2], seatsLeft: 1 },
+      { start: 30, end: 40, agentIds: [4], seatsLeft: 2 },
     ]);
     expect(a[0]?.agentIds).toEqual([1, 4]);
     expect(joinSlots([a])).toEqual(a);

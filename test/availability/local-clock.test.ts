@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { DateTime, IANAZone } from 'luxon';
 import { describe, expect, it } from 'vitest';
-import { localClock, localTime } from '../../src/modules/availability/engine.js';
+import { freeSlots, localClock, localTime, slotAgent, workingSpans } from '../../src/modules/availability/engine.js';
+import { WEEKDAYS, type Schedule } from '../../src/modules/schedules/model.js';
 import { zoneOffset } from '../../src/lib/time.js';
 
 const ZONES = ['Europe/Berlin', 'America/New_York', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'UTC', 'America/St_Johns'];
@@ -52,5 +53,34 @@ describe('local clock times off the whole minute, far from now, or in local mean
         expect(localTime(instant, zone)).toBe(expected.toFormat('HH:mm'));
       }
     }
+  });
+});
+
+describe('slots through the hour the clocks repeat (property)', () => {
+  const fallBack: [string, string][] = [
+    ['Europe/Berlin', '2026-10-25'],
+    ['America/New_York', '2026-11-01'],
+    ['Australia/Lord_Howe', '2026-04-05'],
+  ];
+  const nights: Schedule = { weekly: Object.fromEntries(WEEKDAYS.map((day) => [day, [{ start: '00:00', end: '06:00' }]])) as Schedule['weekly'], exceptions: [] };
+
+  it('step in elapsed time, offer both occurrences of a repeated time, and render each with its own offset', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...fallBack), fc.constantFrom(10, 15, 20, 30, 45, 60), fc.integer({ min: 5, max: 120 }), ([zone, date], interval, duration) => {
+        const [span] = workingSpans(nights, date, null, zone);
+        if (!span) throw new Error('no working span');
+        const starts = freeSlots({ spans: [span], durationMinutes: duration, intervalMinutes: interval, earliest: 0, serviceId: 1, capacity: 1 }, [slotAgent(1, [])]).map((s) => s.start);
+        expect(starts).toHaveLength(Math.floor((span.end - span.start - duration * 60_000) / (interval * 60_000)) + 1);
+        starts.forEach((start, i) => {
+          if (i > 0) expect(start - (starts[i - 1] as number)).toBe(interval * 60_000);
+          expect(localClock(start, zone).iso).toBe(DateTime.fromMillis(start, { zone }).toFormat("yyyy-MM-dd'T'HH:mm:ssZZ"));
+        });
+        // With a grid that meets the repeated half hour (Lord Howe repeats 30 minutes), some clock
+        // time shows twice among the starts: once per offset.
+        const times = starts.map((start) => localTime(start, zone));
+        if ([10, 15, 30].includes(interval)) expect(new Set(times).size).toBeLessThan(times.length);
+      }),
+      { numRuns: 200 },
+    );
   });
 });

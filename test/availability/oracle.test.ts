@@ -5,29 +5,37 @@ import { DIALECTS, useTestApp, type Json } from '../helper.js';
 import { API } from '../bookings/setup.js';
 
 /**
- * GET /availability against an oracle written from contract §6 and §7 alone: for seeded
- * pseudo-random sites (zone, slot interval, lead time, site and agent hours with exceptions,
- * custom hours and durations, capacity, bookings, a duration override) over date ranges that
- * cross DST changes, the slots the API offers must be exactly those the oracle finds.
+ * GET /availability against an oracle written from contract §6 and §7 and issue 24 alone: for
+ * seeded pseudo-random sites (zone, slot interval, lead time, booking windows, site and agent
+ * hours with exceptions, custom hours and durations, buffers, capacity, bookings with their
+ * buffers and attendees, a duration override) over date ranges that cross DST changes, the
+ * slots the API offers, with the seats they have left, must be exactly those the oracle finds.
  *
  * The oracle walks each local day minute by minute with Luxon and knows nothing of src/.
  * Where the contract is silent it assumes:
  * - a period boundary HH:MM is the first instant of the day whose clocks show HH:MM or later
  *   (in a DST gap: the moment the clocks jump; in an overlap: the first occurrence; 24:00:
  *   the next day's first instant);
- * - "inside A's working periods": inside one run of the day's periods, periods that touch on
- *   the clock (09:00-10:10 and 10:10-12:00) making one run that a slot may cross; periods that
- *   only meet because a DST gap lies between their clock times (01:00-02:00 and 03:00-05:00 on
- *   a spring-forward day in Berlin) stay apart, as the engine has it: the literal reading (the
- *   union of working instants) would also offer slots across such a vanished break;
+ * - "inside A's working periods": inside one run of the day's periods, periods that touch in
+ *   instants making one run that a slot may cross: on the clock (09:00-10:10 and 10:10-12:00),
+ *   or because the break between them lies inside a DST gap (01:00-02:15 and 02:45-05:00 on a
+ *   spring-forward day in Berlin: issue 24, such a break takes no time);
  * - starts step by the interval in elapsed minutes from each period's start and lie inside that
- *   period; a start is offered once, at the first occurrence of its clock time;
+ *   period; on a day whose clocks go back, both occurrences of a repeated time may be offered;
+ * - a site exception (a closure, short hours) binds every agent: an agent with hours of its own
+ *   works the overlap of its day (its own exception, else its weekday) with the site's exception;
+ * - the booking window: no start before now + the service's min_notice_minutes (else the site's
+ *   min_lead_minutes), none after now + its max_advance_days (else the site's) × 24 hours;
+ * - buffers (the connection's, else the service's; a booking's own, as stored): a slot is taken
+ *   when it, widened by its buffers, meets a booking, or it meets a booking widened by its own;
  * - custom_hours narrow the day's periods: each overlap of a working period with a custom one
  *   is a period of its own (its start is an origin of the grid); date exceptions replace the
  *   weekday's periods of the schedule they belong to (an agent's own schedule replaces the
  *   site's, exceptions included) and do not apply to custom_hours, which are weekly only;
  * - a booking of the same service with exactly the same start shares the slot whatever its
- *   length; bookings of any status but `cancelled` occupy time.
+ *   length or buffers, taking its attendees' seats; a slot is offered while one seat is left,
+ *   and shows `seats_left` (the most any of its agents has) for a service of capacity_max > 1;
+ *   bookings of any status but `cancelled` occupy time.
  *
  * ORACLE_SCENARIOS (default 30 per dialect) and ORACLE_SEED (default 1) change the sample.
  */
@@ -60,6 +68,9 @@ interface AgentSpec {
   own: Schedule | null;
   customDuration: number | null;
   customHours: Weekly | null;
+  /** The connection's buffers (minutes); null: the service's. */
+  bufferBefore: number | null;
+  bufferAfter: number | null;
 }
 interface BookingSpec {
   agent: number;
@@ -69,18 +80,24 @@ interface BookingSpec {
   start: string;
   minutes: number;
   status: 'pending' | 'approved' | 'cancelled' | 'completed' | 'no_show';
+  /** As stored with the booking: minutes kept free around it, seats it takes. */
+  bufferBefore: number;
+  bufferAfter: number;
+  attendees: number;
 }
 interface Scenario {
   seed: number;
   zone: string;
   interval: number;
   lead: number;
+  /** The site setting max_advance_days. */
+  advance: number;
   /** UTC ISO instant that Date.now() answers while the scenario is asked about. */
   now: string;
   from: string;
   to: string;
   site: Schedule;
-  service: { duration: number; capacity: number };
+  service: { duration: number; capacity: number; bufferBefore: number; bufferAfter: number; minNotice: number | null; maxAdvance: number | null };
   locations: number;
   agents: AgentSpec[];
   bookings: BookingSpec[];
@@ -99,6 +116,7 @@ interface Slot {
   end_time: string;
   start_datetime: string;
   agent_ids: number[];
+  seats_left?: number;
 }
 
 // ---------------------------------------------------------------- pseudo-random numbers
@@ -181,21 +199,26 @@ function workingPeriods(scenario: Scenario, agent: AgentSpec, date: string): { p
   const schedule = agent.own ?? scenario.site;
   const weekday = weekdayOf(date);
   const exception = schedule.exceptions.find((e) => e.date === date);
-  let periods = (exception ? exception.periods : (schedule.weekly[weekday] ?? [])).map((p) => ({ start: minutesOf(p.start), end: minutesOf(p.end) }));
-  if (agent.customHours) {
-    const allowed = (agent.customHours[weekday] ?? []).map((p) => ({ start: minutesOf(p.start), end: minutesOf(p.end) }));
-    periods = periods.flatMap((p) => allowed.map((a) => ({ start: Math.max(p.start, a.start), end: Math.min(p.end, a.end) })));
-  }
-  periods = periods.filter((p) => p.end > p.start).sort((a, b) => a.start - b.start);
+  const inMinutes = (list: readonly Period[]) => list.map((p) => ({ start: minutesOf(p.start), end: minutesOf(p.end) }));
+  const overlaps = (periods: readonly Span[], allowed: readonly Span[]) =>
+    periods.flatMap((p) => allowed.map((a) => ({ start: Math.max(p.start, a.start), end: Math.min(p.end, a.end) })));
+  let periods = inMinutes(exception ? exception.periods : (schedule.weekly[weekday] ?? []));
+  const closure = agent.own ? scenario.site.exceptions.find((e) => e.date === date) : undefined;
+  if (closure) periods = overlaps(periods, inMinutes(closure.periods));
+  if (agent.customHours) periods = overlaps(periods, inMinutes(agent.customHours[weekday] ?? []));
+  const day = localDay(date, scenario.zone);
+  const instants = periods
+    .filter((p) => p.end > p.start)
+    .map((p) => ({ start: boundary(day, p.start), end: boundary(day, p.end) }))
+    .filter((p) => p.end > p.start)
+    .sort((a, b) => a.start - b.start);
   const runs: Span[] = [];
-  for (const period of periods) {
+  for (const period of instants) {
     const last = runs[runs.length - 1];
     if (last && period.start <= last.end) last.end = Math.max(last.end, period.end);
     else runs.push({ ...period });
   }
-  const day = localDay(date, scenario.zone);
-  const instants = (spans: readonly Span[]) => spans.map((p) => ({ start: boundary(day, p.start), end: boundary(day, p.end) })).filter((p) => p.end > p.start);
-  return { periods: instants(periods), runs: instants(runs) };
+  return { periods: instants, runs };
 }
 
 /** Grid starts (elapsed minutes from each period's start, inside it) whose whole span lies in one run. */
@@ -230,45 +253,77 @@ function isCandidate(agent: AgentSpec, query: Query): boolean {
 interface Coverage {
   slots: number;
   dstDaySlots: number;
-  repeatedTimesLeftOut: number;
+  repeatedTimesOffered: number;
   sharedSlots: number;
   leadCut: number;
+  windowCut: number;
+  bufferTaken: number;
+  closedForOwnHours: number;
+  seatsShown: number;
 }
 
 function expectedAvailability(scenario: Scenario, query: Query, ids: readonly number[], serviceId: number, coverage?: Coverage): Json {
-  const earliest = Date.parse(scenario.now) + scenario.lead * MINUTE;
+  const now = Date.parse(scenario.now);
+  const earliest = now + (scenario.service.minNotice ?? scenario.lead) * MINUTE;
+  const latest = now + (scenario.service.maxAdvance ?? scenario.advance) * DAY;
   const busy = scenario.bookings
     .filter((b) => b.status !== 'cancelled')
-    .map((b) => ({ agent: b.agent, same: !b.otherService, start: Date.parse(b.start), end: Date.parse(b.start) + b.minutes * MINUTE }));
+    .map((b) => ({
+      agent: b.agent,
+      same: !b.otherService,
+      start: Date.parse(b.start),
+      end: Date.parse(b.start) + b.minutes * MINUTE,
+      before: b.bufferBefore * MINUTE,
+      after: b.bufferAfter * MINUTE,
+      seats: b.attendees,
+    }));
+  const capacity = scenario.service.capacity;
   const asked = scenario.agents.map((agent, index) => ({ agent, index })).filter(({ index }) => query.agent === 'any' || ids[index] === query.agent);
   const candidates = asked.filter(({ agent }) => isCandidate(agent, query));
   const days = [];
   for (let date = scenario.from; date <= scenario.to; date = addDays(date, 1)) {
     const day = localDay(date, scenario.zone);
-    const slots = new Map<string, { start: number; end: number; agents: number[] }>();
+    const slots = new Map<string, { start: number; end: number; agents: number[]; seatsLeft: number }>();
     for (const { agent, index } of candidates) {
       const duration = effectiveDuration(scenario, agent, query);
+      const before = (agent.bufferBefore ?? scenario.service.bufferBefore) * MINUTE;
+      const after = (agent.bufferAfter ?? scenario.service.bufferAfter) * MINUTE;
+      if (coverage && agent.own && scenario.site.exceptions.some((e) => e.date === date)) {
+        // What the agent's own hours alone would offer, against what the site's exception leaves.
+        const ownAlone = { ...scenario, site: { ...scenario.site, exceptions: [] } };
+        const count = (s: Scenario) => gridStarts(workingPeriods(s, agent, date), scenario.interval, duration).length;
+        if (count(ownAlone) > count(scenario)) coverage.closedForOwnHours++;
+      }
       for (const start of gridStarts(workingPeriods(scenario, agent, date), scenario.interval, duration)) {
         const end = start + duration * MINUTE;
         if (start < earliest) {
           if (coverage && start + DAY > earliest) coverage.leadCut++;
           continue;
         }
-        if (!firstOccurrence(day, start)) {
-          if (coverage) coverage.repeatedTimesLeftOut++;
+        if (start > latest) {
+          if (coverage && start - DAY < latest) coverage.windowCut++;
           continue;
         }
-        const overlapping = busy.filter((b) => b.agent === index && b.start < end && start < b.end);
-        const sharing = overlapping.filter((b) => b.same && b.start === start);
-        if (sharing.length < overlapping.length || sharing.length >= scenario.service.capacity) continue;
+        const own = busy.filter((b) => b.agent === index);
+        const sharing = own.filter((b) => b.same && b.start === start);
+        const meets = (b: (typeof own)[number]) => (start - before < b.end && b.start < end + after) || (start < b.end + b.after && b.start - b.before < end);
+        const blocking = own.filter((b) => !(b.same && b.start === start) && meets(b));
+        const taken = sharing.reduce((sum, b) => sum + b.seats, 0);
+        if (blocking.length > 0 || taken + 1 > capacity) {
+          if (coverage && taken + 1 <= capacity && !blocking.some((b) => b.start < end && start < b.end)) coverage.bufferTaken++;
+          continue;
+        }
         if (coverage) {
           coverage.slots++;
           if (day.end - day.start !== DAY) coverage.dstDaySlots++;
+          if (!firstOccurrence(day, start)) coverage.repeatedTimesOffered++;
           if (sharing.length > 0) coverage.sharedSlots++;
+          if (capacity > 1) coverage.seatsShown++;
         }
         const key = `${start} ${end}`;
-        const slot = slots.get(key) ?? { start, end, agents: [] };
+        const slot = slots.get(key) ?? { start, end, agents: [], seatsLeft: 0 };
         slot.agents.push(ids[index] as number);
+        slot.seatsLeft = Math.max(slot.seatsLeft, capacity - taken);
         slots.set(key, slot);
       }
     }
@@ -282,6 +337,7 @@ function expectedAvailability(scenario: Scenario, query: Query, ids: readonly nu
           end_time: DateTime.fromMillis(slot.end, { zone: scenario.zone }).toFormat('HH:mm'),
           start_datetime: start.toFormat("yyyy-MM-dd'T'HH:mm:ssZZ"),
           agent_ids: slot.agents.sort((a, b) => a - b),
+          ...(capacity > 1 ? { seats_left: slot.seatsLeft } : {}),
         };
       }),
     });
@@ -361,7 +417,14 @@ function scenarioOf(seed: number): Scenario {
   for (let date = from; date <= to; date = addDays(date, 1)) dates.push(date);
 
   const locations = 2;
-  const service = { duration: r.chance(0.7) ? r.pick([15, 20, 30, 45, 60, 90, 120]) : r.int(5, 240), capacity: r.pick([1, 1, 1, 2, 3]) };
+  const service = {
+    duration: r.chance(0.7) ? r.pick([15, 20, 30, 45, 60, 90, 120]) : r.int(5, 240),
+    capacity: r.pick([1, 1, 1, 2, 3, 4]),
+    bufferBefore: randomBuffer(r),
+    bufferAfter: randomBuffer(r),
+    minNotice: r.chance(0.7) ? null : r.int(0, 3000),
+    maxAdvance: r.chance(0.7) ? null : r.int(1, 6),
+  };
   const agents: AgentSpec[] = Array.from({ length: r.int(1, 3) }, () => ({
     active: r.chance(0.85),
     connected: r.chance(0.9),
@@ -369,6 +432,8 @@ function scenarioOf(seed: number): Scenario {
     own: r.chance(0.45) ? randomSchedule(r, dates) : null,
     customDuration: r.chance(0.3) ? r.int(5, 180) : null,
     customHours: r.chance(0.3) ? randomWeekly(r, 0.7) : null,
+    bufferBefore: r.chance(0.3) ? randomBuffer(r) : null,
+    bufferAfter: r.chance(0.3) ? randomBuffer(r) : null,
   }));
   const midnight = Date.parse(`${from}T00:00:00Z`);
   const scenario: Scenario = {
@@ -376,6 +441,7 @@ function scenarioOf(seed: number): Scenario {
     zone,
     interval: r.int(5, 60),
     lead: r.chance(0.5) ? 0 : r.int(1, 4000),
+    advance: r.chance(0.6) ? 365 : r.int(1, 6),
     now: new Date(midnight + r.int(-3 * 1440, 2 * 1440) * MINUTE + (r.chance(0.3) ? 30_000 : 0)).toISOString(),
     from,
     to,
@@ -398,6 +464,11 @@ function scenarioOf(seed: number): Scenario {
 
 const STATUSES = ['approved', 'approved', 'pending', 'completed', 'no_show', 'cancelled', 'cancelled'] as const;
 
+/** Minutes kept free: mostly none, up to the longest a service may keep (240). */
+function randomBuffer(r: Rng): number {
+  return r.chance(0.5) ? 0 : r.pick([5, 10, 15, 30, 45, 60, 240]);
+}
+
 /** Up to `most` bookings per agent: some on the grid (so that capacity and exact starts matter), some anywhere near the range. */
 function randomBookings(r: Rng, scenario: Scenario, dates: readonly string[], most: number): BookingSpec[] {
   const bookings: BookingSpec[] = [];
@@ -411,7 +482,7 @@ function randomBookings(r: Rng, scenario: Scenario, dates: readonly string[], mo
       const previous = bookings[bookings.length - 1] ?? scenario.bookings.findLast((b) => b.agent === index);
       if (previous?.agent === index && r.chance(0.3)) {
         // Another booking of exactly the same start: a group slot filling up.
-        bookings.push({ ...previous, minutes: r.chance(0.7) ? previous.minutes : r.int(5, 180), status: r.pick(STATUSES) });
+        bookings.push({ ...previous, minutes: r.chance(0.7) ? previous.minutes : r.int(5, 180), status: r.pick(STATUSES), attendees: r.int(1, 2) });
         continue;
       }
       const onGrid = grid.length > 0 && r.chance(0.6);
@@ -422,6 +493,9 @@ function randomBookings(r: Rng, scenario: Scenario, dates: readonly string[], mo
         start: new Date(start).toISOString(),
         minutes: onGrid && r.chance(0.7) ? duration : r.int(5, 240),
         status: r.pick(STATUSES),
+        bufferBefore: randomBuffer(r),
+        bufferAfter: randomBuffer(r),
+        attendees: r.chance(0.7) ? 1 : r.int(1, 3),
       });
     }
   });
@@ -432,7 +506,8 @@ function randomBookings(r: Rng, scenario: Scenario, dates: readonly string[], mo
 
 /** The slots only one side has, per date, for a readable failure. */
 function differences(actual: Json, expected: Json): Json[] {
-  const text = (slot: Slot): string => `${slot.start_datetime} → ${slot.end_time} [${slot.agent_ids.join(',')}]`;
+  const text = (slot: Slot): string =>
+    `${slot.start_datetime} → ${slot.end_time} [${slot.agent_ids.join(',')}]${slot.seats_left === undefined ? '' : ` seats ${slot.seats_left}`}`;
   const out: Json[] = [];
   (expected.days as { date: string; slots: Slot[] }[]).forEach((day, i) => {
     const got = new Set(((actual.days?.[i]?.slots ?? []) as Slot[]).map(text));
@@ -481,11 +556,32 @@ describe('the oracle itself', () => {
     // A slot may run across the point where two periods touch.
     expect(gridStarts(hours, 30, 90).map((t) => new Date(t).toISOString().slice(11, 16))).toEqual(['09:00', '09:30', '10:00', '10:10']);
   });
+
+  it('joins periods whose break lies inside a DST gap, and lets a site exception close an agent on its own hours', () => {
+    const weekly = { sunday: [{ start: '00:00', end: '02:15' }, { start: '02:45', end: '06:00' }] };
+    const agent: AgentSpec = { active: true, connected: true, locations: [0], own: null, customDuration: null, customHours: null, bufferBefore: null, bufferAfter: null };
+    const scenario = { zone: 'Europe/Berlin', site: { weekly, exceptions: [{ date: '2031-03-23', periods: [] }] } } as unknown as Scenario;
+    const spring = workingPeriods(scenario, agent, '2031-03-30');
+    expect(spring.runs).toEqual([{ start: Date.parse('2031-03-29T23:00:00Z'), end: Date.parse('2031-03-30T04:00:00Z') }]);
+    // 01:30 for 60 minutes runs across the vanished break.
+    expect(gridStarts(spring, 30, 60)).toContain(Date.parse('2031-03-30T00:30:00Z'));
+    expect(workingPeriods(scenario, { ...agent, own: { weekly, exceptions: [] } }, '2031-03-23').runs).toEqual([]);
+  });
 });
 
 describe.each(DIALECTS)('GET /availability against the oracle (%s)', (dialect) => {
   const t = useTestApp(dialect);
-  const coverage: Coverage = { slots: 0, dstDaySlots: 0, repeatedTimesLeftOut: 0, sharedSlots: 0, leadCut: 0 };
+  const coverage: Coverage = {
+    slots: 0,
+    dstDaySlots: 0,
+    repeatedTimesOffered: 0,
+    sharedSlots: 0,
+    leadCut: 0,
+    windowCut: 0,
+    bufferTaken: 0,
+    closedForOwnHours: 0,
+    seatsShown: 0,
+  };
   let key: string | undefined;
   let customerId = 0;
 
@@ -505,12 +601,21 @@ describe.each(DIALECTS)('GET /availability against the oracle (%s)', (dialect) =
 
   /** Builds the scenario's site through the API; bookings come later, as rows. */
   async function build(scenario: Scenario): Promise<Built> {
-    await call('PUT', '/settings', { timezone: scenario.zone, slot_interval_minutes: scenario.interval, min_lead_minutes: scenario.lead });
+    await call('PUT', '/settings', {
+      timezone: scenario.zone,
+      slot_interval_minutes: scenario.interval,
+      min_lead_minutes: scenario.lead,
+      max_advance_days: scenario.advance,
+    });
     await call('PUT', '/schedule', scenario.site);
     const service = await call('POST', '/services', {
       name: `Oracle ${scenario.seed}`,
       duration: scenario.service.duration,
       capacity_max: scenario.service.capacity,
+      buffer_before: scenario.service.bufferBefore,
+      buffer_after: scenario.service.bufferAfter,
+      min_notice_minutes: scenario.service.minNotice,
+      max_advance_days: scenario.service.maxAdvance,
     });
     const other = await call('POST', '/services', { name: `Oracle other ${scenario.seed}`, duration: 30 });
     const serviceId = service.data.id as number;
@@ -527,7 +632,17 @@ describe.each(DIALECTS)('GET /availability against the oracle (%s)', (dialect) =
         location_ids: agent.locations.map((l) => locationIds[l]),
         services: [
           { service_id: otherId },
-          ...(agent.connected ? [{ service_id: serviceId, custom_duration: agent.customDuration, custom_hours: agent.customHours }] : []),
+          ...(agent.connected
+            ? [
+                {
+                  service_id: serviceId,
+                  custom_duration: agent.customDuration,
+                  custom_hours: agent.customHours,
+                  buffer_before: agent.bufferBefore,
+                  buffer_after: agent.bufferAfter,
+                },
+              ]
+            : []),
         ],
       });
       const agentId = created.data.id as number;
@@ -560,6 +675,9 @@ describe.each(DIALECTS)('GET /availability against the oracle (%s)', (dialect) =
           end_time: end.toFormat('HH:mm'),
           timezone: scenario.zone,
           duration: booking.minutes,
+          buffer_before: booking.bufferBefore,
+          buffer_after: booking.bufferAfter,
+          attendees: booking.attendees,
         },
       );
     }
@@ -611,11 +729,15 @@ describe.each(DIALECTS)('GET /availability against the oracle (%s)', (dialect) =
     expect(mismatches, JSON.stringify({ scenario, mismatches }, null, 1)).toEqual([]);
   });
 
-  it.runIf(SCENARIOS >= 30)('compared a sample that reaches DST days, repeated clock times, group slots and the lead time', () => {
+  it.runIf(SCENARIOS >= 30)('compared a sample that reaches DST days, repeated clock times, group slots, the window, buffers and closures', () => {
     expect(coverage.slots).toBeGreaterThan(2000);
     expect(coverage.dstDaySlots).toBeGreaterThan(200);
-    expect(coverage.repeatedTimesLeftOut).toBeGreaterThan(0);
+    expect(coverage.repeatedTimesOffered).toBeGreaterThan(0);
     expect(coverage.sharedSlots).toBeGreaterThan(0);
     expect(coverage.leadCut).toBeGreaterThan(0);
+    expect(coverage.windowCut).toBeGreaterThan(0);
+    expect(coverage.bufferTaken).toBeGreaterThan(0);
+    expect(coverage.closedForOwnHours).toBeGreaterThan(0);
+    expect(coverage.seatsShown).toBeGreaterThan(0);
   });
 });

@@ -23,21 +23,23 @@ describe.each(DIALECTS)('bookings near a range (%s)', (dialect) => {
   const t = useTestApp(dialect);
 
 
-  it('reads exactly the live bookings overlapping the range, long ones that began the day before included', async () => {
+  it('reads exactly the live bookings within buffer reach (240 minutes) of the range, long ones that began the day before included', async () => {
     const r = await refs(t.db);
     const other = await insertAgent(t.db);
+    await insertBooking(t.db, r, span('2030-01-06T18:00:00.000Z', 2));
     const before = await insertBooking(t.db, r, span('2030-01-06T20:00:00.000Z', 2));
     const long = await insertBooking(t.db, r, span('2030-01-06T14:00:00.000Z', 20));
     const inside = await insertBooking(t.db, r, span('2030-01-07T12:00:00.000Z', 1));
     const excluded = await insertBooking(t.db, r, span('2030-01-07T13:00:00.000Z', 1));
     await insertBooking(t.db, r, { ...span('2030-01-07T14:00:00.000Z', 1), status: 'cancelled' });
-    await insertBooking(t.db, r, span('2030-01-08T00:00:00.000Z', 1));
+    const after = await insertBooking(t.db, r, { ...span('2030-01-08T03:00:00.000Z', 1), buffer_before: 60, attendees: 2 });
+    await insertBooking(t.db, r, span('2030-01-08T04:00:00.000Z', 1));
     await insertBooking(t.db, { ...r, agentId: other }, span('2030-01-07T12:00:00.000Z', 1));
     const range = { start: Date.parse('2030-01-07T00:00:00.000Z'), end: Date.parse('2030-01-08T00:00:00.000Z') };
     const found = await busyBookings(t.db, [r.agentId], range, excluded);
-    expect(found.map((b) => b.id)).toEqual([long, inside]);
+    expect(found.map((b) => b.id)).toEqual([long, before, inside, after]);
     expect(found[0]).toMatchObject({ agentId: r.agentId, serviceId: r.serviceId, start: Date.parse('2030-01-06T14:00:00.000Z') });
-    expect(before).toBeGreaterThan(0);
+    expect(found[3]).toMatchObject({ bufferBefore: 60 * 60_000, bufferAfter: 0, seats: 2 });
   });
 
   it('reads them from the (agent_id, start_at, …) covering index alone, with both ends of start_at bounded', async () => {
@@ -46,7 +48,7 @@ describe.each(DIALECTS)('bookings near a range (%s)', (dialect) => {
     const compiled = busyBookingsQuery(t.db, [r.agentId], range).compile();
     if (dialect === 'sqlite') {
       const plan = await t.db.executeQuery<{ detail: string }>(CompiledQuery.raw(`explain query plan ${compiled.sql}`, [...compiled.parameters]));
-      expect(plan.rows.map((row) => row.detail).join('\n')).toMatch(/USING COVERING INDEX bookings_agent_busy \(agent_id=\? AND start_at>\? AND start_at<\?\)/);
+      expect(plan.rows.map((row) => row.detail).join('\n')).toMatch(/USING COVERING INDEX bookings_agent_busy_seats \(agent_id=\? AND start_at>\? AND start_at<\?\)/);
     } else {
       const plan = await t.db.transaction().execute(async (trx) => {
         // A near-empty table would be scanned whatever the indexes; ask which index the query can use.
@@ -54,8 +56,8 @@ describe.each(DIALECTS)('bookings near a range (%s)', (dialect) => {
         return trx.executeQuery<{ 'QUERY PLAN': string }>(CompiledQuery.raw(`explain ${compiled.sql}`, [...compiled.parameters]));
       });
       const text = plan.rows.map((row) => row['QUERY PLAN']).join('\n');
-      expect(text).toMatch(/Index (Only )?Scan using bookings_agent_busy/);
-      expect(text).toMatch(/Index Cond: \(\(agent_id = \d+\) AND \(start_at < '2030-01-08T00:00:00.000Z'::text\) AND \(start_at > '2030-01-05T22:00:00.000Z'::text\)/);
+      expect(text).toMatch(/Index (Only )?Scan using bookings_agent_busy_seats/);
+      expect(text).toMatch(/Index Cond: \(\(agent_id = \d+\) AND \(start_at < '2030-01-08T04:00:00.000Z'::text\) AND \(start_at > '2030-01-05T18:00:00.000Z'::text\)/);
     }
   });
 });

@@ -456,7 +456,7 @@ describe.each(DIALECTS)('POST /bookings (%s)', (dialect) => {
     expect(await t.db.selectFrom('bookings').select('id').where('agent_id', '=', site.agentId).execute()).toEqual([]);
   });
 
-  it('uses the agent’s own hours and exceptions, the site’s exceptions otherwise, and custom service hours', async () => {
+  it('uses the agent’s own hours and exceptions within the site’s exceptions, and custom service hours', async () => {
     const site = await newSite(t.db);
     await writeSiteSchedule(t.db, {
       weekly: { monday: [{ start: '09:00', end: '17:00' }], tuesday: [{ start: '09:00', end: '17:00' }], wednesday: [], thursday: [], friday: [], saturday: [], sunday: [] },
@@ -472,8 +472,8 @@ describe.each(DIALECTS)('POST /bookings (%s)', (dialect) => {
           exceptions: [{ date: '2030-01-19', periods: [] }],
         }),
       });
-      // Own weekly hours, not the site's exception.
-      expect((await create(site, { agent_id: own, start_date: TUESDAY, start_time: '07:30' })).statusCode).toBe(201);
+      // Own weekly hours, within the site's exception (issue 24: a site exception binds every agent).
+      expect((await create(site, { agent_id: own, start_date: TUESDAY, start_time: '07:30' })).statusCode).toBe(422);
       expect((await create(site, { agent_id: own, start_date: TUESDAY, start_time: '12:00' })).statusCode).toBe(422);
       expect((await create(site, { agent_id: own, start_date: SATURDAY, start_time: '10:00' })).statusCode).toBe(201);
       expect((await create(site, { agent_id: own, start_date: '2030-01-19', start_time: '10:00' })).statusCode).toBe(422);

@@ -7,7 +7,8 @@ import { migrateToLatest } from '../../src/db/migrate.js';
 import { withStatementCache } from '../../src/db/statement-cache.js';
 import type { BookingRequest } from '../../src/modules/bookings/request.js';
 import { createBooking, createBulk } from '../../src/modules/bookings/service.js';
-import { initialiseSettings } from '../../src/modules/settings/service.js';
+import { initialiseSettings, setSettings } from '../../src/modules/settings/service.js';
+import { MAX_ADVANCE_DAYS } from '../../src/core/limits.js';
 import { createTestDatabase, type TestDatabase } from '../databases.js';
 import { DIALECTS } from '../helper.js';
 import { addAgent, newSite, type Site } from './setup.js';
@@ -46,6 +47,8 @@ describe.each(DIALECTS)('statements of booking creates (%s)', (dialect) => {
     handle = openDatabase(database.url);
     await migrateToLatest(handle);
     await initialiseSettings(handle.db, 'Europe/Berlin');
+    // Its bookings lie years ahead, past the default booking window.
+    await setSettings(handle.db, { max_advance_days: MAX_ADVANCE_DAYS });
     site = await newSite(handle.db);
     second = await addAgent(handle.db, site);
     logged = loggedDatabase(dialect, database.url, statements);
@@ -68,6 +71,7 @@ describe.each(DIALECTS)('statements of booking creates (%s)', (dialect) => {
       startTime: '10:00',
       customer: { id: site.customerId },
       status: 'pending',
+      attendees: 1,
       notes: null,
       meta: {},
       ...values,

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli.js';
 import { DIALECTS, buildTestApp, cli, createTestDatabase, type Json, type TestDatabase } from '../helper.js';
+import { MAX_ADVANCE_DAYS } from '../../src/core/limits.js';
 
 describe.each(DIALECTS)('npx booking (%s)', (dialect) => {
   let database: TestDatabase;
@@ -110,6 +111,8 @@ describe.each(DIALECTS)('npx booking (%s)', (dialect) => {
       timezone: 'UTC',
       slot_interval_minutes: 30,
       min_lead_minutes: 0,
+      // A test app on this database lifted it (its default is 365: test/settings).
+      max_advance_days: MAX_ADVANCE_DAYS,
       cancel_cutoff_minutes: 0,
       reschedule_cutoff_minutes: 0,
     });
@@ -123,6 +126,7 @@ describe.each(DIALECTS)('npx booking (%s)', (dialect) => {
     expect((await cli(database.url, ['settings', 'set', 'cancel_cutoff_minutes', '1440'])).stdout).toBe('cancel_cutoff_minutes = 1440\n');
     expect((await cli(database.url, ['settings', 'get', 'cancel_cutoff_minutes'])).stdout).toBe('1440\n');
     expect((await cli(database.url, ['settings', 'set', 'reschedule_cutoff_minutes', '525601'])).code).toBe(1);
+    expect((await cli(database.url, ['settings', 'set', 'max_advance_days', '0'])).code).toBe(1);
     expect((await cli(database.url, ['settings', 'set', 'colour', 'blue'])).code).toBe(2);
   });
 

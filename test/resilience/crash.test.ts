@@ -14,7 +14,8 @@ import { migrateToLatest } from '../../src/db/migrate.js';
 import { createKey } from '../../src/modules/api-keys/service.js';
 import { WEEKDAYS, type Weekly } from '../../src/modules/schedules/model.js';
 import { writeSiteSchedule } from '../../src/modules/schedules/repository.js';
-import { initialiseSettings } from '../../src/modules/settings/service.js';
+import { initialiseSettings, setSettings } from '../../src/modules/settings/service.js';
+import { MAX_ADVANCE_DAYS } from '../../src/core/limits.js';
 import { connectAgent, insertAgent, insertCustomer, insertLocation, insertService } from '../fixtures.js';
 import { createTestDatabase, DIALECTS, type Json, type TestDatabase } from '../helper.js';
 
@@ -183,6 +184,8 @@ describe.each(DIALECTS)('crash safety: SIGKILL in the middle of a bulk load (%s)
     site = await withDatabase(database.url, async (db, handle) => {
       await migrateToLatest(handle);
       await initialiseSettings(db, 'UTC');
+      // Its bookings lie years ahead, past the default booking window.
+      await setSettings(db, { max_advance_days: MAX_ADVANCE_DAYS });
       const weekly = Object.fromEntries(WEEKDAYS.map((day) => [day, [{ start: '06:00', end: '22:00' }]])) as Weekly;
       await writeSiteSchedule(db, { weekly, exceptions: [] });
       const serviceId = await insertService(db, { duration: 30, charge_amount_cents: 3000 });

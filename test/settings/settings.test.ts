@@ -1,28 +1,43 @@
 import { describe, expect, it } from 'vitest';
 import { getSettings } from '../../src/modules/settings/service.js';
-import { DIALECTS, useTestApp } from '../helper.js';
+import { cli, createTestDatabase, DIALECTS, useTestApp } from '../helper.js';
+import { MAX_ADVANCE_DAYS } from '../../src/core/limits.js';
 import { caller } from '../catalog/support.js';
 
 describe.each(DIALECTS)('GET/PUT /settings (%s)', (dialect) => {
   const t = useTestApp(dialect, { SITE_TIMEZONE: 'Europe/Berlin' });
   const call = caller(t);
 
-  it('answers the site settings of a new database', async () => {
+  it('answers the site settings of a new database (test apps lift max_advance_days, whose default is 365)', async () => {
     const res = await call('GET', '/settings');
     expect(res.status).toBe(200);
+    const cutoffs = { cancel_cutoff_minutes: 0, reschedule_cutoff_minutes: 0 };
     expect(res.body).toEqual({
       success: true,
-      data: { timezone: 'Europe/Berlin', slot_interval_minutes: 30, min_lead_minutes: 0, cancel_cutoff_minutes: 0, reschedule_cutoff_minutes: 0 },
+      data: { timezone: 'Europe/Berlin', slot_interval_minutes: 30, min_lead_minutes: 0, max_advance_days: MAX_ADVANCE_DAYS, ...cutoffs },
     });
+    const fresh = await createTestDatabase(dialect);
+    try {
+      expect((await cli(fresh.url, ['settings', 'get', 'max_advance_days'])).stdout).toBe('365\n');
+    } finally {
+      await fresh.drop();
+    }
   });
 
   it('changes only the settings sent', async () => {
     const res = await call('PUT', '/settings', { slot_interval_minutes: 15 });
     expect(res.status).toBe(200);
     const cutoffs = { cancel_cutoff_minutes: 0, reschedule_cutoff_minutes: 0 };
-    expect(res.body.data).toEqual({ timezone: 'Europe/Berlin', slot_interval_minutes: 15, min_lead_minutes: 0, ...cutoffs });
-    const again = await call('PUT', '/settings', { timezone: 'America/New_York', min_lead_minutes: 120, reschedule_cutoff_minutes: 1440 });
-    expect(again.body.data).toEqual({ timezone: 'America/New_York', slot_interval_minutes: 15, min_lead_minutes: 120, ...cutoffs, reschedule_cutoff_minutes: 1440 });
+    expect(res.body.data).toEqual({ timezone: 'Europe/Berlin', slot_interval_minutes: 15, min_lead_minutes: 0, max_advance_days: MAX_ADVANCE_DAYS, ...cutoffs });
+    const again = await call('PUT', '/settings', { timezone: 'America/New_York', min_lead_minutes: 120, max_advance_days: 30, reschedule_cutoff_minutes: 1440 });
+    expect(again.body.data).toEqual({
+      timezone: 'America/New_York',
+      slot_interval_minutes: 15,
+      min_lead_minutes: 120,
+      max_advance_days: 30,
+      ...cutoffs,
+      reschedule_cutoff_minutes: 1440,
+    });
     expect(await getSettings(t.db)).toEqual(again.body.data);
     expect((await call('GET', '/status')).body.data.timezone).toBe('America/New_York');
   });
@@ -42,6 +57,7 @@ describe.each(DIALECTS)('GET/PUT /settings (%s)', (dialect) => {
       timezone: 'Mars/Olympus',
       slot_interval_minutes: 1,
       min_lead_minutes: -5,
+      max_advance_days: 0,
       cancel_cutoff_minutes: -1,
       reschedule_cutoff_minutes: 525601,
     });
@@ -49,6 +65,7 @@ describe.each(DIALECTS)('GET/PUT /settings (%s)', (dialect) => {
     expect(res.body.error.code).toBe('validation_failed');
     expect(Object.keys(res.body.error.details).sort()).toEqual([
       'cancel_cutoff_minutes',
+      'max_advance_days',
       'min_lead_minutes',
       'reschedule_cutoff_minutes',
       'slot_interval_minutes',

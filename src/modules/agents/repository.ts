@@ -24,7 +24,7 @@ export type AgentSort = 'id' | 'first_name' | 'last_name' | 'email' | 'created_a
 /** A service connection as `setAgentServices` writes it; `custom` absent keeps what is stored. */
 export interface ServiceLink {
   serviceId: number;
-  custom?: { priceCents: number | null; duration: number | null; hours: string | null };
+  custom?: { priceCents: number | null; duration: number | null; hours: string | null; bufferBefore?: number | null; bufferAfter?: number | null };
 }
 
 function filtered(db: Db, f: AgentFilter) {
@@ -143,6 +143,8 @@ export async function setAgentServices(trx: Db, agentId: number, links: readonly
       custom_price_cents: link.custom?.priceCents ?? null,
       custom_duration: link.custom?.duration ?? null,
       custom_hours: link.custom?.hours ?? null,
+      buffer_before: link.custom?.bufferBefore ?? null,
+      buffer_after: link.custom?.bufferAfter ?? null,
     };
     const custom = link.custom;
     await trx
@@ -154,6 +156,8 @@ export async function setAgentServices(trx: Db, agentId: number, links: readonly
               custom_price_cents: custom.priceCents,
               custom_duration: custom.duration,
               custom_hours: custom.hours,
+              buffer_before: custom.bufferBefore ?? null,
+              buffer_after: custom.bufferAfter ?? null,
             })
           : oc.columns(['agent_id', 'service_id']).doNothing(),
       )
@@ -185,6 +189,8 @@ export function servicesOf(db: Db, agentIds: readonly number[]) {
       'agent_services.custom_price_cents',
       'agent_services.custom_duration',
       'agent_services.custom_hours',
+      'agent_services.buffer_before',
+      'agent_services.buffer_after',
     ])
     .where('agent_services.agent_id', 'in', agentIds)
     .orderBy('services.id')

@@ -4,6 +4,7 @@ import { DateParam, SortOrderParam } from '../../http/list-query.js';
 import { pageParams } from '../../core/pagination.js';
 import { Id, Int32, PartialText } from '../../http/schemas.js';
 import { WeeklyInputSchema, WeeklySchema } from '../schedules/index.js';
+import { MAX_BUFFER_MINUTES } from '../../core/limits.js';
 
 export const AGENT_STATUSES = ['active', 'disabled'] as const;
 export const AGENT_ORDER_BY = ['id', 'first_name', 'last_name', 'email', 'created_at', 'updated_at', 'status'] as const;
@@ -22,6 +23,8 @@ const AgentService = Type.Object({
   custom_price: Nullable(Type.String({ description: 'decimal with two places' })),
   custom_duration: Nullable(Type.Integer({ description: 'minutes' })),
   custom_hours: Nullable(WeeklySchema),
+  buffer_before: Nullable(Type.Integer({ description: "minutes kept free before each booking; null: the service's" })),
+  buffer_after: Nullable(Type.Integer({ description: "minutes kept free after each booking; null: the service's" })),
 });
 
 export const Agent = Type.Object({
@@ -71,6 +74,8 @@ const ServiceConnection = Type.Object({
   custom_price: Type.Optional(Nullable(Type.Union([Type.Number(), Type.String()]))),
   custom_duration: Type.Optional(Nullable(Int32({ description: 'minutes, 1 to 1440' }))),
   custom_hours: Type.Optional(Nullable(WeeklyInputSchema)),
+  buffer_before: Type.Optional(Nullable(Int32({ description: `minutes, 0 to ${MAX_BUFFER_MINUTES}; null or absent: the service's` }))),
+  buffer_after: Type.Optional(Nullable(Int32({ description: `minutes, 0 to ${MAX_BUFFER_MINUTES}; null or absent: the service's` }))),
 });
 
 const Feature = Type.Object({ label: Type.String(), value: Type.String() });
@@ -92,7 +97,7 @@ const fields = {
   location_ids: Type.Array(Id(), { maxItems: 500, description: 'locations where the agent works (replaces the set)' }),
   services: Type.Array(ServiceConnection, {
     maxItems: 500,
-    description: 'services with custom price, duration or hours; together with service_ids they replace the set',
+    description: 'services with custom price, duration, hours or buffers; together with service_ids they replace the set',
   }),
 };
 

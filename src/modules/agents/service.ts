@@ -10,6 +10,7 @@ import { deleteUnlessBooked } from '../catalog/index.js';
 import { checkWeekly, type Weekly, type WeeklyInput } from '../schedules/index.js';
 import * as repository from './repository.js';
 import type { AgentsTable } from './table.js';
+import { MAX_BUFFER_MINUTES } from '../../core/limits.js';
 
 export type AgentInclude = 'services' | 'locations';
 
@@ -34,6 +35,8 @@ export interface AgentInput {
     custom_price?: number | string | null;
     custom_duration?: number | null;
     custom_hours?: WeeklyInput | null;
+    buffer_before?: number | null;
+    buffer_after?: number | null;
   }[];
 }
 
@@ -66,6 +69,8 @@ type AgentServiceView = {
   custom_price: string | null;
   custom_duration: number | null;
   custom_hours: Weekly | null;
+  buffer_before: number | null;
+  buffer_after: number | null;
 };
 
 type RenderedAgent = ReturnType<typeof renderAgent> & {
@@ -99,6 +104,8 @@ async function present(db: Db, site: Site, rows: readonly repository.AgentRow[],
     custom_price: s.custom_price_cents === null ? null : formatCents(s.custom_price_cents),
     custom_duration: s.custom_duration,
     custom_hours: s.custom_hours === null ? null : (JSON.parse(s.custom_hours) as Weekly),
+    buffer_before: s.buffer_before,
+    buffer_after: s.buffer_after,
   }));
   const locationsByAgent = groupBy(locations, (l) => ({ id: l.id, name: l.name }));
   return rows.map((row) => {
@@ -165,7 +172,11 @@ function checkServiceLinks(input: AgentInput, errors: FieldErrors): repository.S
     const duration = entry.custom_duration ?? null;
     if (duration !== null && (duration < 1 || duration > 1440)) errors.add(`${path}.custom_duration`, 'must be 1 to 1440 minutes');
     const hours = entry.custom_hours ? JSON.stringify(checkWeekly(entry.custom_hours, `${path}.custom_hours`, errors)) : null;
-    links.set(entry.service_id, { serviceId: entry.service_id, custom: { priceCents, duration, hours } });
+    const buffers = { bufferBefore: entry.buffer_before ?? null, bufferAfter: entry.buffer_after ?? null };
+    for (const [field, minutes] of [['buffer_before', buffers.bufferBefore], ['buffer_after', buffers.bufferAfter]] as const) {
+      if (minutes !== null && (minutes < 0 || minutes > MAX_BUFFER_MINUTES)) errors.add(`${path}.${field}`, `must be null (the service's) or 0 to ${MAX_BUFFER_MINUTES} minutes`);
+    }
+    links.set(entry.service_id, { serviceId: entry.service_id, custom: { priceCents, duration, hours, ...buffers } });
   });
   return [...links.values()];
 }

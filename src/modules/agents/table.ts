@@ -26,6 +26,9 @@ export interface AgentServicesTable {
   custom_duration: number | null;
   /** JSON weekly object (schedule shape), or null. */
   custom_hours: string | null;
+  /** The agent's buffers for the service, minutes; null: the service's. */
+  buffer_before: number | null;
+  buffer_after: number | null;
 }
 
 export interface AgentLocationsTable {

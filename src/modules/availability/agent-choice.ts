@@ -2,7 +2,7 @@ import type { Db } from '../../db/database.js';
 import { AppError } from '../../core/errors.js';
 import type { Schedule } from '../schedules/index.js';
 import type { Candidate, SlotContext } from './candidate.js';
-import { conflictOf, daySpan, isWithin, localInstant, workingSpans, type Span } from './engine.js';
+import { conflictOf, daySpan, isWithin, localInstant, workingSpans, type BookingNeed, type Span } from './engine.js';
 import {
   busyBookings,
   busyBookingsOfAgent,
@@ -80,22 +80,39 @@ export async function anyCandidates(
   return candidates;
 }
 
-/** The start instant of a local date and time in the site zone: it must exist, not be past, and respect the lead time. */
+/** A start outside the booking window: the field, and the rule it breaks by name. */
+function outsideWindow(field: string, message: string, rule: string): AppError {
+  return new AppError('validation_failed', `${message} (${rule})`, { [field]: message, rule });
+}
+
+/**
+ * The start instant of a local date and time in the site zone: it must exist, not be past, and
+ * lie in the booking window (the context's, see serviceWindow): not sooner than the notice it
+ * asks, not further ahead than its days.
+ */
 export function startInstant(date: string, time: string, context: SlotContext): number {
   const start = localInstant(date, time, context.timezone);
   if (start === undefined) {
     throw failed('start_time', `${date} ${time} does not exist in ${context.timezone} (the clocks skip it)`);
   }
   if (start < context.now) throw failed('start_date', 'the start must not be in the past');
+  const { window } = context;
   if (start < context.earliest) {
-    const lead = Math.round((context.earliest - context.now) / MINUTE_MS);
-    throw failed('start_time', `the start must be at least ${lead} minutes from now`);
+    throw outsideWindow('start_time', `the start must be at least ${window.noticeMinutes} minutes from now`, window.noticeRule);
+  }
+  if (start > context.latest) {
+    throw outsideWindow('start_date', `the start must be at most ${window.advanceDays} days from now`, window.advanceRule);
   }
   return start;
 }
 
 export function spanOf(start: number, candidate: Candidate): Span {
   return { start, end: start + candidate.durationMinutes * MINUTE_MS };
+}
+
+/** What a booking with the candidate asks of its time beside the span: its buffers, and `attendees` seats. */
+export function needOf(candidate: Candidate, attendees: number): BookingNeed {
+  return { bufferBefore: candidate.bufferBeforeMinutes * MINUTE_MS, bufferAfter: candidate.bufferAfterMinutes * MINUTE_MS, attendees };
 }
 
 /**
@@ -111,11 +128,11 @@ function busyRangeFor(agents: readonly { durationMinutes: number }[], day: Span,
 export function workingCandidates(candidates: readonly Candidate[], date: string, start: number, context: SlotContext, chosenByCaller: boolean): Candidate[] {
   const working = candidates.filter((c) => {
     const span = spanOf(start, c);
-    return span.end <= LAST_STORABLE_INSTANT && isWithin(span, workingSpans(c.schedule, date, c.customHours, context.timezone));
+    return span.end <= LAST_STORABLE_INSTANT && isWithin(span, workingSpans(c.schedule, date, c.customHours, context.timezone, c.site));
   });
   if (working.length > 0) return working;
   const only = candidates[0];
-  if (chosenByCaller && only && workingSpans(only.schedule, date, only.customHours, context.timezone).length === 0) {
+  if (chosenByCaller && only && workingSpans(only.schedule, date, only.customHours, context.timezone, only.site).length === 0) {
     throw failed('start_date', `agent ${only.agentId} does not work on ${date}`);
   }
   throw failed(
@@ -142,14 +159,15 @@ async function busyOfAgents(db: Db, agentIds: readonly number[], range: Span, re
 }
 
 /**
- * Among the working candidates, the one to book: free at that time, with the fewest bookings
- * that day (ties: lowest id). Refuses with time_slot_unavailable when every one is busy.
+ * Among the working candidates, the one to book: free at that time, buffers and seats counted,
+ * with the fewest bookings that day (ties: lowest id). Refuses with time_slot_unavailable when
+ * every one is busy, suggesting other starts, each with an agent free then.
  */
 export async function freeCandidate(
   db: Db,
   working: readonly Candidate[],
   candidates: readonly Candidate[],
-  requested: { date: string; time: string },
+  requested: { date: string; time: string; attendees: number },
   start: number,
   service: ServiceRow,
   options: ChoiceOptions,
@@ -172,7 +190,7 @@ export async function freeCandidate(
   let firstConflict: AgentBooking | undefined;
   for (const candidate of working) {
     const own = bookingsOf(candidate.agentId);
-    const conflict = conflictOf(spanOf(start, candidate), service.id, service.capacity_max, own);
+    const conflict = conflictOf(spanOf(start, candidate), service.id, service.capacity_max, own, needOf(candidate, requested.attendees));
     if (conflict) {
       firstConflict ??= conflict;
       continue;
@@ -184,7 +202,16 @@ export async function freeCandidate(
 
   // Every working candidate conflicts here, so there is a first conflict.
   const booking = firstConflict as AgentBooking;
-  const availableSlots = await suggestedStarts(db, candidates, requested.date, service, options.context, options.pending, excludeBookingId);
+  const { availableSlots, suggestions } = await suggestedStarts(
+    db,
+    candidates,
+    requested.date,
+    service,
+    options.context,
+    options.pending,
+    excludeBookingId,
+    requested.attendees,
+  );
   const requestedTime = `${requested.date} ${requested.time}`;
   // A conflict with an earlier element of a bulk request has no booking id yet.
   const withStored = booking.id > 0;
@@ -196,6 +223,7 @@ export async function freeCandidate(
       agent_id: booking.agentId,
       conflicting_booking_id: withStored ? booking.id : null,
       available_slots: availableSlots,
+      suggestions,
     },
   );
 }

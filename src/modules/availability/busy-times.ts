@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.js';
 import type { BusyBooking, Span } from './engine.js';
-import { busyBookingsStarting, LONGEST_BOOKING_MS } from './repository.js';
+import { busyBookingsStarting, LONGEST_BOOKING_MS, reachOf } from './repository.js';
 
 /** Bookings are kept in blocks by their start: a UTC week each, so a range reads only the blocks it touches. */
 const BLOCK_MS = 7 * 86_400_000;
@@ -43,8 +43,9 @@ export class BusyTimes {
 
   constructor(private readonly limit = DEFAULT_LIMIT) {}
 
-  /** Each agent's bookings that occupy time and overlap `range`, by start. */
-  async bookingsOf(db: Db, agents: readonly VersionedAgent[], range: Span): Promise<Map<number, BusyBooking[]>> {
+  /** Each agent's bookings that occupy time and overlap `asked` or lie within buffer reach of it (reachOf), by start. */
+  async bookingsOf(db: Db, agents: readonly VersionedAgent[], asked: Span): Promise<Map<number, BusyBooking[]>> {
+    const range = reachOf(asked);
     // Bookings starting up to the longest booking before the range may reach into it.
     const first = blockOf(range.start - LONGEST_BOOKING_MS);
     const last = blockOf(range.end - 1);
@@ -82,7 +83,15 @@ export class BusyTimes {
         const block = blockOf(row.start);
         // Stored instants compare as text only within the years 0000–9999: keep only what was asked.
         if (block < from || block > to) continue;
-        const booking: BusyBooking = { id: row.id, serviceId: row.serviceId, start: row.start, end: row.end };
+        const booking: BusyBooking = {
+          id: row.id,
+          serviceId: row.serviceId,
+          start: row.start,
+          end: row.end,
+          bufferBefore: row.bufferBefore,
+          bufferAfter: row.bufferAfter,
+          seats: row.seats,
+        };
         const list = blocks.get(block);
         if (list) list.push(booking);
         else blocks.set(block, [booking]);

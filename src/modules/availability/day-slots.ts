@@ -14,10 +14,12 @@ const SCHEDULE_IDS_LIMIT = 10_000;
 /**
  * The free slots of days already worked out, kept by one app instance. A day's slots depend on
  * nothing but what its key names: the site's zone and slot interval, the service and its
- * capacity, and each candidate's id, busy-time version, duration, hours and hours for the
- * service. Every one of these is read from the database by each request, and a booking write
- * raises its agent's version, so a change anywhere, by any instance, makes a new key.
- * The moment of asking counts only on a day that the lead time cuts into: such days are not kept.
+ * capacity (the seats a slot has left), and each candidate's id, busy-time version, duration,
+ * buffers, hours (with the site's, whose exceptions bind an agent on its own hours) and hours
+ * for the service. Every one of these is read from the database by each request, and a booking
+ * write (its span, buffers and attendees) raises its agent's version, so a change anywhere, by
+ * any instance, makes a new key. The moment of asking, and with it the booking window, counts
+ * only on a day that the window's edges cut into or that lies beyond it: such days are not kept.
  */
 export class DaySlots {
   // Map order is recency: a day asked for moves to the end, the limit drops from the front.
@@ -32,7 +34,16 @@ export class DaySlots {
   searchKey(candidates: readonly VersionedCandidate[], service: ServiceRow, context: SlotContext): string {
     const parts: (string | number)[] = [context.timezone, context.intervalMinutes, service.id, service.capacity_max];
     for (const c of candidates) {
-      parts.push(c.agentId, c.busyVersion, c.durationMinutes, this.scheduleId(c.schedule), c.customHours ? this.scheduleId(c.customHours) : 0);
+      parts.push(
+        c.agentId,
+        c.busyVersion,
+        c.durationMinutes,
+        c.bufferBeforeMinutes,
+        c.bufferAfterMinutes,
+        this.scheduleId(c.schedule),
+        c.site ? this.scheduleId(c.site) : 0,
+        c.customHours ? this.scheduleId(c.customHours) : 0,
+      );
     }
     return parts.join(',');
   }

@@ -30,6 +30,35 @@ export interface WorkingSpan extends Span {
 export interface BusyBooking extends Span {
   id: number;
   serviceId: number;
+  /** Milliseconds kept free before its start and after its end, as it was booked with (none when absent). */
+  bufferBefore?: number;
+  bufferAfter?: number;
+  /** Seats it takes of its service's capacity (one when absent). */
+  seats?: number;
+}
+
+/**
+ * What a booking to make asks of an agent's time beside its span: the time it keeps free around
+ * itself (milliseconds), and the seats it takes of its service's capacity.
+ */
+export interface BookingNeed {
+  bufferBefore: number;
+  bufferAfter: number;
+  attendees: number;
+}
+
+const ONE_SEAT_NO_BUFFERS: BookingNeed = { bufferBefore: 0, bufferAfter: 0, attendees: 1 };
+
+/**
+ * Whether `booking` keeps [start, end), with `before` and `after` ms kept free around it, from
+ * being booked: either span lies in the other's time or in the time kept free around it. Buffers
+ * may overlap each other: they keep time free of bookings, not of other buffers.
+ */
+function blocks(booking: BusyBooking, start: number, end: number, before: number, after: number): boolean {
+  return (
+    (start < booking.end + (booking.bufferAfter ?? 0) && booking.start - (booking.bufferBefore ?? 0) < end) ||
+    (start - before < booking.end && booking.start < end + after)
+  );
 }
 
 /** "HH:MM" (00:00 … 24:00) → minutes after midnight. */
@@ -205,6 +234,20 @@ function computeBoundaryInstant(wall: number, zone: IANAZone): number {
   return after;
 }
 
+/** The parts of `worked` that `allowed` allows too, with the seams of both. */
+function narrowTo(worked: readonly WorkingSpan[], allowed: readonly WorkingSpan[]): WorkingSpan[] {
+  const narrowed: WorkingSpan[] = [];
+  for (const w of worked) {
+    for (const a of allowed) {
+      const piece: WorkingSpan = { start: Math.max(w.start, a.start), end: Math.min(w.end, a.end) };
+      if (piece.end <= piece.start) continue;
+      for (const seam of [...(w.seams ?? []), ...(a.seams ?? [])]) addSeam(piece, seam);
+      narrowed.push(piece);
+    }
+  }
+  return narrowed;
+}
+
 /** Sorted, with overlapping or touching periods joined (a booking may run across the seam). */
 function mergePeriods(periods: readonly Span[]): WorkingSpan[] {
   const sorted = periods.filter((p) => p.end > p.start).sort((a, b) => a.start - b.start);
@@ -239,34 +282,35 @@ export function weekdayOf(date: string) {
  * The working periods of one local date, in minutes after midnight: the date's exception if it
  * has one, else its weekday's hours, narrowed to `customHours` (an agent's hours for one
  * service) when given: a weekday those leave out is not worked for the service at all.
+ * `site`: the site's schedule, for an agent on hours of its own: a site exception (a closure,
+ * short hours) binds every agent, and the agent's own hours or exception narrow it further.
  */
-export function workingMinutes(schedule: Schedule, date: string, customHours: Weekly | null): WorkingSpan[] {
+export function workingMinutes(schedule: Schedule, date: string, customHours: Weekly | null, site: Schedule | null = null): WorkingSpan[] {
   const weekday = weekdayOf(date);
   const exception = schedule.exceptions.find((e) => e.date === date);
-  const worked = mergePeriods(toMinutes(exception ? exception.periods : (schedule.weekly[weekday] ?? [])));
-  if (!customHours) return worked;
-  const allowed = mergePeriods(toMinutes(customHours[weekday] ?? []));
-  const narrowed: WorkingSpan[] = [];
-  for (const w of worked) {
-    for (const a of allowed) {
-      const piece: WorkingSpan = { start: Math.max(w.start, a.start), end: Math.min(w.end, a.end) };
-      if (piece.end <= piece.start) continue;
-      for (const seam of [...(w.seams ?? []), ...(a.seams ?? [])]) addSeam(piece, seam);
-      narrowed.push(piece);
-    }
-  }
-  return narrowed;
+  let worked = mergePeriods(toMinutes(exception ? exception.periods : (schedule.weekly[weekday] ?? [])));
+  const siteException = site && site !== schedule ? site.exceptions.find((e) => e.date === date) : undefined;
+  if (siteException) worked = narrowTo(worked, mergePeriods(toMinutes(siteException.periods)));
+  return customHours ? narrowTo(worked, mergePeriods(toMinutes(customHours[weekday] ?? []))) : worked;
 }
 
-/** The working spans of one local date as instants in `zone`. */
-export function workingSpans(schedule: Schedule, date: string, customHours: Weekly | null, zone: string): WorkingSpan[] {
+/**
+ * The working spans of one local date as instants in `zone`. Periods whose break lies inside a
+ * DST gap touch once in instants (both ends of the break are the moment the clocks jump): they
+ * are joined, the break taking no time, and the later period's slots step anew from the seam.
+ */
+export function workingSpans(schedule: Schedule, date: string, customHours: Weekly | null, zone: string, site: Schedule | null = null): WorkingSpan[] {
   const ianaZone = zoneOf(zone);
   const spans: WorkingSpan[] = [];
-  for (const p of workingMinutes(schedule, date, customHours)) {
+  for (const p of workingMinutes(schedule, date, customHours, site)) {
     const span: WorkingSpan = { start: boundaryInstant(date, p.start, ianaZone), end: boundaryInstant(date, p.end, ianaZone) };
     if (span.end <= span.start) continue;
     for (const seam of p.seams ?? []) addSeam(span, boundaryInstant(date, seam, ianaZone));
-    spans.push(span);
+    const last = spans[spans.length - 1];
+    if (last && span.start <= last.end) {
+      last.end = Math.max(last.end, span.end);
+      for (const seam of [span.start, ...(span.seams ?? [])]) addSeam(last, seam);
+    } else spans.push(span);
   }
   return spans;
 }
@@ -302,20 +346,27 @@ export function isWithin(span: Span, spans: readonly Span[]): boolean {
 
 /**
  * The booking that keeps `span` from being booked for `serviceId`, or undefined when it is free.
- * Up to `capacity` bookings of the same service may share exactly the same start; any other
- * overlap conflicts.
+ * Bookings of the same service with exactly the same start share it while their seats and the
+ * new booking's attendees fit in `capacity`; any other booking conflicts when either lies in the
+ * other's time or in the time kept free around it (`need`: one attendee and no buffers if absent).
  */
-export function conflictOf<B extends BusyBooking>(span: Span, serviceId: number, capacity: number, bookings: readonly B[]): B | undefined {
+export function conflictOf<B extends BusyBooking>(
+  span: Span,
+  serviceId: number,
+  capacity: number,
+  bookings: readonly B[],
+  need: BookingNeed = ONE_SEAT_NO_BUFFERS,
+): B | undefined {
   // One pass, no allocation.
   let first: B | undefined;
-  let sharing = 0;
+  let taken = 0;
   for (const booking of bookings) {
-    if (booking.start >= span.end || span.start >= booking.end) continue;
-    if (booking.serviceId !== serviceId || booking.start !== span.start) return booking;
-    first ??= booking;
-    sharing++;
+    if (booking.serviceId === serviceId && booking.start === span.start) {
+      first ??= booking;
+      taken += booking.seats ?? 1;
+    } else if (blocks(booking, span.start, span.end, need.bufferBefore, need.bufferAfter)) return booking;
   }
-  return sharing >= capacity ? first : undefined;
+  return taken + need.attendees > capacity ? first : undefined;
 }
 
 export interface SlotQuery {
@@ -323,18 +374,26 @@ export interface SlotQuery {
   spans: readonly WorkingSpan[];
   durationMinutes: number;
   intervalMinutes: number;
-  /** No slot starts before this instant (now plus the lead time). */
+  /** No slot starts before this instant (now plus the notice the booking window asks). */
   earliest: number;
+  /** No slot starts after this instant (the booking window's far edge); none when absent. */
+  latest?: number;
   serviceId: number;
   capacity: number;
+  /** Minutes kept free before and after each slot (none when absent). */
+  bufferBeforeMinutes?: number;
+  bufferAfterMinutes?: number;
+  /** Seats a slot must have left (one when absent). */
+  attendees?: number;
 }
 
 /**
- * For the candidate starts of one day (ascending) and a duration, what each start holds for one
- * agent, written to marks[at + i] for start i (they come as 0): -1 when a booking conflicts
- * (conflictOf), else how many bookings of the service share exactly that start.
+ * For the candidate starts of one day (ascending), a duration and the time kept free around
+ * each (`before`, `after`, ms), what each start holds for one agent, written to marks[at + i]
+ * for start i (they come as 0): -1 when a booking conflicts (conflictOf), else the seats that
+ * bookings of the service starting exactly then take.
  */
-type BusyMarks = (starts: readonly number[], duration: number, serviceId: number, marks: number[], at: number) => void;
+type BusyMarks = (starts: readonly number[], duration: number, serviceId: number, before: number, after: number, marks: number[], at: number) => void;
 
 /** An agent asked about, day after day, by slotAgent. */
 export interface SlotAgent {
@@ -352,27 +411,39 @@ export function slotAgent(agentId: number, bookings: readonly BusyBooking[]): Sl
   let sorted = true;
   for (let i = 1; i < bookings.length && sorted; i++) sorted = (bookings[i - 1] as BusyBooking).start <= (bookings[i] as BusyBooking).start;
   const byStart = sorted ? bookings : [...bookings].sort((a, b) => a.start - b.start);
+  // The longest time any booking keeps free before it: how far before its start it reaches.
+  let longestBefore = 0;
+  for (const booking of byStart) longestBefore = Math.max(longestBefore, booking.bufferBefore ?? 0);
   let ended = 0;
   let lastFirst = -Infinity;
-  const marks: BusyMarks = (starts, duration, serviceId, marks, at) => {
+  let lastBefore = 0;
+  const marks: BusyMarks = (starts, duration, serviceId, before, after, marks, at) => {
     const count = starts.length;
     if (count === 0) return;
     const first = starts[0] as number;
     const lastEnd = (starts[count - 1] as number) + duration;
-    if (first < lastFirst) ended = 0;
+    if (first < lastFirst || before !== lastBefore) ended = 0;
     lastFirst = first;
-    while (ended < byStart.length && (byStart[ended] as BusyBooking).end <= first) ended++;
+    lastBefore = before;
+    // The last start a booking can keep from being booked is before this (blocks).
+    const reach = (booking: BusyBooking) => booking.end + Math.max(booking.bufferAfter ?? 0, before);
+    while (ended < byStart.length && reach(byStart[ended] as BusyBooking) <= first) ended++;
+    // A slot ending this far before a booking's start is clear of it, whatever its buffers.
+    const back = Math.max(longestBefore, after);
     // The first start whose span may reach the booking; bookings come by start, so it only moves on.
     let from = 0;
     for (let k = ended; k < byStart.length; k++) {
       const booking = byStart[k] as BusyBooking;
-      if (booking.start >= lastEnd) break;
-      if (booking.end <= first) continue;
-      while (from < count && (starts[from] as number) + duration <= booking.start) from++;
-      for (let i = from; i < count && (starts[i] as number) < booking.end; i++) {
+      if (booking.start - back >= lastEnd) break;
+      const until = reach(booking);
+      if (until <= first) continue;
+      while (from < count && (starts[from] as number) + duration <= booking.start - back) from++;
+      for (let i = from; i < count && (starts[i] as number) < until; i++) {
         const mark = marks[at + i] as number;
         if (mark < 0) continue;
-        marks[at + i] = booking.serviceId === serviceId && booking.start === starts[i] ? mark + 1 : -1;
+        const start = starts[i] as number;
+        if (booking.serviceId === serviceId && booking.start === start) marks[at + i] = mark + (booking.seats ?? 1);
+        else if (blocks(booking, start, start + duration, before, after)) marks[at + i] = -1;
       }
     }
   };
@@ -384,25 +455,28 @@ export interface FreeSlot {
   start: number;
   end: number;
   agentIds: number[];
+  /** The most seats one of those agents has left at this start (of the service's capacity). */
+  seatsLeft: number;
 }
 
 /**
  * Free slots of agents with the same working spans and duration: stepping by the interval
  * (elapsed minutes) from the start of each span and of each period joined into it (its seams),
- * every start whose whole duration fits in the
- * span and is not before `earliest`, with the agents (in the given order) that no booking keeps
- * from it (conflictOf); starts where none is free are left out. Ask about an agent's days in
- * order.
+ * every start whose whole duration fits in the span and that lies in the booking window
+ * (`earliest`, `latest`), with the agents (in the given order) that no booking keeps from it
+ * and who have the seats asked left (conflictOf); starts where none is free are left out. Ask
+ * about an agent's days in order.
  */
 export function freeSlots(query: SlotQuery, agents: readonly SlotAgent[]): FreeSlot[] {
   const duration = query.durationMinutes * MINUTE_MS;
   const step = query.intervalMinutes * MINUTE_MS;
+  const latest = query.latest ?? Infinity;
   const starts: number[] = [];
   for (const span of query.spans) {
     // Each configured period's grid runs from its start up to the next period's start.
     const origins = [span.start, ...(span.seams ?? [])];
     origins.forEach((origin, k) => {
-      const until = origins[k + 1] ?? span.end;
+      const until = Math.min(origins[k + 1] ?? span.end, latest + 1);
       let start = origin;
       if (start < query.earliest) start += Math.ceil((query.earliest - start) / step) * step;
       for (; start < until && start + duration <= span.end; start += step) starts.push(start);
@@ -410,27 +484,36 @@ export function freeSlots(query: SlotQuery, agents: readonly SlotAgent[]): FreeS
   }
   const count = starts.length;
   if (count === 0) return [];
+  const before = (query.bufferBeforeMinutes ?? 0) * MINUTE_MS;
+  const after = (query.bufferAfterMinutes ?? 0) * MINUTE_MS;
   // Agent by agent, then start by start: each slot's agent list is made once, at its size.
   const marks = new Array<number>(agents.length * count).fill(0);
-  agents.forEach((agent, a) => agent.marks(starts, duration, query.serviceId, marks, a * count));
-  const isFree = (mark: number) => mark >= 0 && mark < query.capacity;
+  agents.forEach((agent, a) => agent.marks(starts, duration, query.serviceId, before, after, marks, a * count));
+  const mostTaken = query.capacity - (query.attendees ?? 1);
+  const isFree = (mark: number) => mark >= 0 && mark <= mostTaken;
   const slots: FreeSlot[] = [];
   for (let i = 0; i < count; i++) {
     let free = 0;
-    for (let a = 0; a < agents.length; a++) if (isFree(marks[a * count + i] as number)) free++;
+    let leastTaken = Infinity;
+    for (let a = 0; a < agents.length; a++) {
+      const mark = marks[a * count + i] as number;
+      if (!isFree(mark)) continue;
+      free++;
+      leastTaken = Math.min(leastTaken, mark);
+    }
     if (free === 0) continue;
     const agentIds = new Array<number>(free);
     free = 0;
     for (let a = 0; a < agents.length; a++) if (isFree(marks[a * count + i] as number)) agentIds[free++] = (agents[a] as SlotAgent).agentId;
     const start = starts[i] as number;
-    slots.push({ start, end: start + duration, agentIds });
+    slots.push({ start, end: start + duration, agentIds, seatsLeft: query.capacity - leastTaken });
   }
   return slots;
 }
 
 /**
  * Slot lists of several groups of agents as one: sorted by start and end, the agents of slots
- * with the same start and end joined (ascending ids).
+ * with the same start and end joined (ascending ids), with the most seats any of them has left.
  */
 export function joinSlots(lists: readonly (readonly FreeSlot[])[]): FreeSlot[] {
   if (lists.length === 1) return [...(lists[0] as readonly FreeSlot[])];
@@ -438,8 +521,10 @@ export function joinSlots(lists: readonly (readonly FreeSlot[])[]): FreeSlot[] {
   const joined: FreeSlot[] = [];
   for (const slot of all) {
     const last = joined[joined.length - 1];
-    if (last && last.start === slot.start && last.end === slot.end) last.agentIds = [...last.agentIds, ...slot.agentIds].sort((a, b) => a - b);
-    else joined.push({ ...slot });
+    if (last && last.start === slot.start && last.end === slot.end) {
+      last.agentIds = [...last.agentIds, ...slot.agentIds].sort((a, b) => a - b);
+      last.seatsLeft = Math.max(last.seatsLeft, slot.seatsLeft);
+    } else joined.push({ ...slot });
   }
   return joined;
 }

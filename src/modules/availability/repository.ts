@@ -2,7 +2,7 @@ import { sql, type SqlBool } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { prepareRowsQuery, prepareQuery } from '../../db/prepared.js';
 import type { BusyBooking, Span } from './engine.js';
-import { MAX_BULK_BOOKINGS } from '../../core/limits.js';
+import { MAX_BUFFER_MINUTES, MAX_BULK_BOOKINGS } from '../../core/limits.js';
 
 /**
  * Every booking lies inside one working period of one local day (create and reschedule check
@@ -12,6 +12,17 @@ import { MAX_BULK_BOOKINGS } from '../../core/limits.js';
  * (longestBookingMs).
  */
 export const LONGEST_BOOKING_MS = 26 * 3_600_000;
+
+/**
+ * How far beyond a span the bookings that decide whether it is free may lie: a booking's
+ * buffers, or the span's own, may keep them apart by up to the longest buffer.
+ */
+export const BUFFER_REACH_MS = MAX_BUFFER_MINUTES * 60_000;
+
+/** The range whose bookings may keep some part of `range` from being booked, buffers counted. */
+export function reachOf(range: Span): Span {
+  return { start: range.start - BUFFER_REACH_MS, end: range.end + BUFFER_REACH_MS };
+}
 
 export function isoOf(instant: number): string {
   return new Date(instant).toISOString();
@@ -36,13 +47,19 @@ export interface ServiceRow {
   status: 'active' | 'disabled';
   price_min_cents: number;
   charge_amount_cents: number;
+  /** Minutes kept free before and after each booking, unless the agent's connection says otherwise. */
+  buffer_before: number;
+  buffer_after: number;
+  /** The booking window, where it differs from the site's (min_lead_minutes, max_advance_days). */
+  min_notice_minutes: number | null;
+  max_advance_days: number | null;
 }
 
 /** A service; a deleted one (kept for the bookings that name it) only when asked for. */
 export function findService(db: Db, id: number, options: { includeDeleted?: boolean } = {}): Promise<ServiceRow | undefined> {
   let query = db
     .selectFrom('services')
-    .select(['id', 'name', 'duration', 'capacity_max', 'status', 'price_min_cents', 'charge_amount_cents'])
+    .select(['id', 'name', 'duration', 'capacity_max', 'status', 'price_min_cents', 'charge_amount_cents', 'buffer_before', 'buffer_after', 'min_notice_minutes', 'max_advance_days'])
     .where('id', '=', id);
   if (!options.includeDeleted) query = query.where('deleted_at', 'is', null);
   return query.executeTakeFirst();
@@ -68,6 +85,9 @@ export interface ConnectionRow extends AgentRow {
   custom_duration: number | null;
   custom_price_cents: number | null;
   custom_hours: string | null;
+  /** The agent's buffers for the service, minutes; null: the service's. */
+  buffer_before: number | null;
+  buffer_after: number | null;
 }
 
 export interface VersionedConnectionRow extends ConnectionRow {
@@ -93,7 +113,7 @@ export function connectedAgents(db: Db, serviceId: number, agentIds?: readonly n
     .selectFrom('agent_services as c')
     .innerJoin('agents as a', 'a.id', 'c.agent_id')
     .leftJoin('agent_busy_versions as v', 'v.agent_id', 'a.id')
-    .select(['a.id', 'a.status', 'a.schedule', 'c.custom_duration', 'c.custom_price_cents', 'c.custom_hours'])
+    .select(['a.id', 'a.status', 'a.schedule', 'c.custom_duration', 'c.custom_price_cents', 'c.custom_hours', 'c.buffer_before', 'c.buffer_after'])
     .select((eb) => eb.fn.coalesce('v.version', sql.lit(0)).as('busy_version'))
     .where('c.service_id', '=', serviceId);
   if (agentIds) query = query.where('a.id', 'in', agentIds.length > 0 ? [...agentIds] : [0]);
@@ -134,15 +154,19 @@ export function lookbackOf(longest: number | null): number {
   return longest ?? LONGEST_BOOKING_MS;
 }
 
+const BUSY_COLUMNS = ['id', 'agent_id', 'service_id', 'start_at', 'end_at', 'buffer_before', 'buffer_after', 'attendees'] as const;
+
 /**
- * The bookings of these agents that occupy time (not cancelled) and overlap `range`, except
- * `excludeId` (the booking being changed). Served by the (agent_id, start_at) index, bounded on
- * both sides: none of them starts `lookbackMs` or more before the range.
+ * The bookings of these agents that occupy time (not cancelled) and overlap `range` or lie
+ * within buffer reach of it (reachOf), except `excludeId` (the booking being changed). Served by
+ * the (agent_id, start_at) index, bounded on both sides: none of them starts `lookbackMs` or
+ * more before the reach.
  */
-export function busyBookingsQuery(db: Db, agentIds: readonly number[], range: Span, excludeId?: number, lookbackMs: number = LONGEST_BOOKING_MS) {
+export function busyBookingsQuery(db: Db, agentIds: readonly number[], asked: Span, excludeId?: number, lookbackMs: number = LONGEST_BOOKING_MS) {
+  const range = reachOf(asked);
   let query = db
     .selectFrom('bookings')
-    .select(['id', 'agent_id', 'service_id', 'start_at', 'end_at'])
+    .select(BUSY_COLUMNS)
     .where('agent_id', 'in', agentIds.length > 0 ? [...agentIds] : [0])
     .where('start_at', '<', isoBound(range.end))
     .where('start_at', '>', isoBound(range.start - lookbackMs))
@@ -152,8 +176,19 @@ export function busyBookingsQuery(db: Db, agentIds: readonly number[], range: Sp
   return query.orderBy('start_at').orderBy('id');
 }
 
-function agentBookingOf(r: { id: number; agent_id: number; service_id: number; start_at: string; end_at: string }): AgentBooking {
-  return { id: r.id, agentId: r.agent_id, serviceId: r.service_id, start: Date.parse(r.start_at), end: Date.parse(r.end_at) };
+type BusyRow = { id: number; agent_id: number; service_id: number; start_at: string; end_at: string; buffer_before: number; buffer_after: number; attendees: number };
+
+function agentBookingOf(r: BusyRow): AgentBooking {
+  return {
+    id: r.id,
+    agentId: r.agent_id,
+    serviceId: r.service_id,
+    start: Date.parse(r.start_at),
+    end: Date.parse(r.end_at),
+    bufferBefore: r.buffer_before * 60_000,
+    bufferAfter: r.buffer_after * 60_000,
+    seats: r.attendees,
+  };
 }
 
 /**
@@ -170,7 +205,7 @@ export async function busyBookings(db: Db, agentIds: readonly number[], range: S
 const busyOfAgent = prepareQuery((db: Db, agentId: number, startsBefore: string, startsAfter: string, endsAfter: string) =>
   db
     .selectFrom('bookings')
-    .select(['id', 'agent_id', 'service_id', 'start_at', 'end_at'])
+    .select(BUSY_COLUMNS)
     .where('agent_id', '=', agentId)
     .where('start_at', '<', startsBefore)
     .where('start_at', '>', startsAfter)
@@ -184,14 +219,15 @@ const busyOfAgent = prepareQuery((db: Db, agentId: number, startsBefore: string,
  * busyBookings of one agent, with no booking excluded, looking back `lookbackMs` (lookbackOf the
  * agent's longest booking as read in the same transaction).
  */
-export async function busyBookingsOfAgent(db: Db, agentId: number, range: Span, lookbackMs: number): Promise<AgentBooking[]> {
+export async function busyBookingsOfAgent(db: Db, agentId: number, asked: Span, lookbackMs: number): Promise<AgentBooking[]> {
+  const range = reachOf(asked);
   const rows = await busyOfAgent.execute(db, agentId, isoBound(range.end), isoBound(range.start - lookbackMs), isoBound(range.start));
   return rows.map(agentBookingOf);
 }
 
-/** Whether busyBookings for `range` may read this booking (of one of its agents): every one that overlaps it. */
+/** Whether busyBookings for `range` may read this booking (of one of its agents): every one within buffer reach of it. */
 export function isBusyWithin(booking: Span, range: Span): boolean {
-  return booking.start < range.end && booking.end > range.start;
+  return booking.start < range.end + BUFFER_REACH_MS && booking.end > range.start - BUFFER_REACH_MS;
 }
 
 // Compiled once per number of ranges: a bulk create reads at most one range per element and
@@ -202,7 +238,7 @@ const busyOfRanges = prepareRowsQuery(
   (db: Db, rows: { agentId: number; startsBefore: string; startsAfter: string; endsAfter: string }[]) =>
     db
       .selectFrom('bookings')
-      .select(['id', 'agent_id', 'service_id', 'start_at', 'end_at'])
+      .select(BUSY_COLUMNS)
       .where((eb) =>
         eb.or(
           rows.map((row) =>
@@ -223,7 +259,10 @@ const busyOfRanges = prepareRowsQuery(
 export async function busyBookingsOfRanges(db: Db, wanted: readonly { agentId: number; range: Span }[], lookbackMs: number): Promise<AgentBooking[]> {
   const rows = await busyOfRanges.execute(
     db,
-    wanted.map(({ agentId, range }) => ({ agentId, startsBefore: isoBound(range.end), startsAfter: isoBound(range.start - lookbackMs), endsAfter: isoBound(range.start) })),
+    wanted.map(({ agentId, range: asked }) => {
+      const range = reachOf(asked);
+      return { agentId, startsBefore: isoBound(range.end), startsAfter: isoBound(range.start - lookbackMs), endsAfter: isoBound(range.start) };
+    }),
   );
   return rows.map(agentBookingOf);
 }
@@ -236,7 +275,7 @@ export async function busyBookingsStarting(db: Db, agentIds: readonly number[], 
   if (agentIds.length === 0) return [];
   const rows = await db
     .selectFrom('bookings')
-    .select(['id', 'agent_id', 'service_id', 'start_at', 'end_at'])
+    .select(BUSY_COLUMNS)
     .where('agent_id', 'in', [...agentIds])
     .where('start_at', '>=', isoBound(starts.start))
     .where('start_at', '<', isoBound(starts.end))

@@ -8,7 +8,7 @@ import { DaySlots } from './day-slots.js';
 import { datesBetween, daysBetweenInclusive, localClock, localTime, type FreeSlot } from './engine.js';
 import { findAgent, findLocation, findService } from './repository.js';
 import { AvailabilityQuery, AvailabilityResponse } from './schemas.js';
-import { cachedAvailabilityOfDays, loadCandidates, parseAgentChoice, slotContextOf } from './service.js';
+import { cachedAvailabilityOfDays, loadCandidates, parseAgentChoice, serviceWindow, slotContextOf } from './service.js';
 import { isCalendarDate } from '../../lib/time.js';
 
 /** Contract §5: a range over 62 days, counting both ends, is refused. */
@@ -57,7 +57,7 @@ type RenderedSlot = Static<typeof AvailabilityResponse>['data']['days'][number][
 
 // A day kept in DaySlots is the same array for every request that asks for it, so what is made
 // of it is kept with it, and goes when it goes.
-const renderedSlots = new WeakMap<readonly FreeSlot[], { timezone: string; slots: RenderedSlot[] }>();
+const renderedSlots = new WeakMap<readonly FreeSlot[], { timezone: string; seats: boolean; slots: RenderedSlot[] }>();
 const writtenSlots = new WeakMap<readonly RenderedSlot[], string>();
 
 function slotsJson(slots: readonly RenderedSlot[]): string {
@@ -66,7 +66,9 @@ function slotsJson(slots: readonly RenderedSlot[]): string {
     json = slots
       .map(
         (slot) =>
-          `{"start_time":"${slot.start_time}","end_time":"${slot.end_time}","start_datetime":"${slot.start_datetime}","agent_ids":[${slot.agent_ids.join(',')}]}`,
+          `{"start_time":"${slot.start_time}","end_time":"${slot.end_time}","start_datetime":"${slot.start_datetime}","agent_ids":[${slot.agent_ids.join(',')}]${
+            slot.seats_left === undefined ? '' : `,"seats_left":${slot.seats_left}`
+          }}`,
       )
       .join(',');
     writtenSlots.set(slots, json);
@@ -74,14 +76,17 @@ function slotsJson(slots: readonly RenderedSlot[]): string {
   return json;
 }
 
-function render(slots: readonly FreeSlot[], timezone: string): RenderedSlot[] {
+/** Slots as the response shows them; with `seats` (a group service), each with the seats it has left. */
+function render(slots: readonly FreeSlot[], timezone: string, seats: boolean): RenderedSlot[] {
   const rendered = renderedSlots.get(slots);
-  if (rendered?.timezone === timezone) return rendered.slots;
-  const made = slots.map((slot) => {
+  if (rendered?.timezone === timezone && rendered.seats === seats) return rendered.slots;
+  const made = slots.map((slot): RenderedSlot => {
     const start = localClock(slot.start, timezone);
-    return { start_time: start.time, end_time: localTime(slot.end, timezone), start_datetime: start.iso, agent_ids: slot.agentIds };
+    const shown: RenderedSlot = { start_time: start.time, end_time: localTime(slot.end, timezone), start_datetime: start.iso, agent_ids: slot.agentIds };
+    if (seats) shown.seats_left = slot.seatsLeft;
+    return shown;
   });
-  renderedSlots.set(slots, { timezone, slots: made });
+  renderedSlots.set(slots, { timezone, seats, slots: made });
   return made;
 }
 
@@ -118,7 +123,7 @@ export default async function availabilityRoutes(app: App): Promise<void> {
         throw new AppError('invalid_request', `Location ${query.location_id} does not exist`, { location_id: 'does not exist' });
       }
 
-      const context = slotContextOf(settings);
+      const context = serviceWindow(slotContextOf(settings), service);
       // A disabled service has no free slots, like an inactive agent or location: none can be booked.
       const candidates =
         service.status === 'active' && location?.status !== 'inactive'
@@ -137,7 +142,7 @@ export default async function availabilityRoutes(app: App): Promise<void> {
           // One agent's slots last its custom duration for the service (contract §6); `any`
           // names the service's, which agents with a custom one differ from.
           duration: query.duration ?? (agent !== 'any' && candidates[0] ? candidates[0].durationMinutes : service.duration),
-          days: dates.map((date) => ({ date, slots: render(days.get(date) ?? [], context.timezone) })),
+          days: dates.map((date) => ({ date, slots: render(days.get(date) ?? [], context.timezone, service.capacity_max > 1) })),
         },
       });
     },

@@ -22,6 +22,9 @@ const Slot = Type.Object({
   end_time: Type.String(),
   start_datetime: Type.String({ description: 'ISO 8601 with offset' }),
   agent_ids: Type.Array(Type.Integer()),
+  seats_left: Type.Optional(
+    Type.Integer({ description: 'group services (capacity_max > 1) only: the most seats one of the agents has left at this start' }),
+  ),
 });
 
 export const AvailabilityResponse = Type.Object({

@@ -16,26 +16,57 @@ export async function slotContext(db: Db, now: number = Date.now()): Promise<Slo
   return slotContextOf(await getSettings(db), now);
 }
 
+/** The site's booking window: from its min_lead_minutes to its max_advance_days after `now`. */
 export function slotContextOf(settings: SiteSettings, now: number = Date.now()): SlotContext {
   return {
     timezone: settings.timezone,
     intervalMinutes: settings.slot_interval_minutes,
     earliest: now + settings.min_lead_minutes * MINUTE_MS,
+    latest: now + settings.max_advance_days * DAY_MS,
+    window: {
+      noticeMinutes: settings.min_lead_minutes,
+      noticeRule: 'min_lead_minutes',
+      advanceDays: settings.max_advance_days,
+      advanceRule: 'max_advance_days',
+    },
     now,
   };
 }
 
 /**
+ * The booking window of one service: its min_notice_minutes instead of the site's
+ * min_lead_minutes, its max_advance_days instead of the site's, where it sets them.
+ */
+export function serviceWindow(context: SlotContext, service: Pick<ServiceRow, 'min_notice_minutes' | 'max_advance_days'>): SlotContext {
+  const notice = service.min_notice_minutes;
+  const advance = service.max_advance_days;
+  if (notice === null && advance === null) return context;
+  const window = { ...context.window };
+  if (notice !== null) Object.assign(window, { noticeMinutes: notice, noticeRule: 'min_notice_minutes' });
+  if (advance !== null) window.advanceDays = advance;
+  return {
+    ...context,
+    earliest: context.now + window.noticeMinutes * MINUTE_MS,
+    latest: context.now + window.advanceDays * DAY_MS,
+    window,
+  };
+}
+
+/**
  * A candidate from its connection row. Duration: the request's, else the agent's custom
- * duration for the service, else the service's (contract §6).
+ * duration for the service, else the service's (contract §6); buffers: the connection's, else
+ * the service's.
  */
 export function candidateOf(row: ConnectionRow, site: Schedule, service: ServiceRow, duration?: number): Candidate {
   return {
     agentId: row.id,
     schedule: row.schedule ? parseSchedule(row.schedule) : site,
+    site: row.schedule ? site : null,
     customHours: row.custom_hours ? (JSON.parse(row.custom_hours) as Weekly) : null,
     durationMinutes: duration ?? row.custom_duration ?? service.duration,
     customPriceCents: row.custom_price_cents,
+    bufferBeforeMinutes: row.buffer_before ?? service.buffer_before,
+    bufferAfterMinutes: row.buffer_after ?? service.buffer_after,
   };
 }
 
@@ -58,9 +89,11 @@ export async function loadCandidates(
 }
 
 /**
- * The free slots of each date for any of the candidates; one slot per start and end, naming
- * every agent free then. `bookings`: each candidate's bookings that occupy time in the dates
- * (by start saves sorting them).
+ * The free slots of each date for any of the candidates, in the context's booking window (see
+ * serviceWindow), with `attendees` seats left; one slot per start and end, naming every agent
+ * free then. `bookings`: each candidate's bookings that occupy time in the dates or within
+ * buffer reach of them (by start saves sorting them). On a day whose clocks go back, slots step
+ * in elapsed time through the repeated hour: both occurrences of a local time may be offered.
  */
 export function slotsOfDays(
   candidates: readonly Candidate[],
@@ -68,15 +101,21 @@ export function slotsOfDays(
   service: ServiceRow,
   context: SlotContext,
   bookings: ReadonlyMap<number, readonly BusyBooking[]>,
+  attendees = 1,
 ): Map<string, FreeSlot[]> {
-  // Candidates on the same hours (most work the site's) with the same duration share the work
-  // of each day; each agent goes through its bookings once over all the dates, in order.
+  // Candidates on the same hours (most work the site's) with the same duration and buffers share
+  // the work of each day; each agent goes through its bookings once over all the dates, in order.
   const groups: { first: Candidate; agents: SlotAgent[] }[] = [];
   for (const candidate of candidates) {
     const agent = slotAgent(candidate.agentId, bookings.get(candidate.agentId) ?? []);
     const group = groups.find(
       ({ first }) =>
-        first.schedule === candidate.schedule && first.customHours === candidate.customHours && first.durationMinutes === candidate.durationMinutes,
+        first.schedule === candidate.schedule &&
+        first.site === candidate.site &&
+        first.customHours === candidate.customHours &&
+        first.durationMinutes === candidate.durationMinutes &&
+        first.bufferBeforeMinutes === candidate.bufferBeforeMinutes &&
+        first.bufferAfterMinutes === candidate.bufferAfterMinutes,
     );
     if (group) group.agents.push(agent);
     else groups.push({ first: candidate, agents: [agent] });
@@ -86,30 +125,23 @@ export function slotsOfDays(
     const lists = groups.map(({ first, agents }) =>
       freeSlots(
         {
-          spans: workingSpans(first.schedule, date, first.customHours, context.timezone),
+          spans: workingSpans(first.schedule, date, first.customHours, context.timezone, first.site),
           durationMinutes: first.durationMinutes,
           intervalMinutes: context.intervalMinutes,
           earliest: context.earliest,
+          latest: context.latest,
           serviceId: service.id,
           capacity: service.capacity_max,
+          bufferBeforeMinutes: first.bufferBeforeMinutes,
+          bufferAfterMinutes: first.bufferAfterMinutes,
+          attendees,
         },
         agents,
       ),
     );
-    days.set(date, nameable(joinSlots(lists), date, context.timezone));
+    days.set(date, joinSlots(lists));
   }
   return days;
-}
-
-/**
- * The slots a client can ask for by their date and time: on a day whose clocks go back, a
- * repeated local time names its first occurrence (contract §6), so a start in the second is
- * left out.
- */
-function nameable(slots: FreeSlot[], date: string, zone: string): FreeSlot[] {
-  const day = daySpan(date, zone);
-  if (day.end - day.start <= DAY_MS) return slots;
-  return slots.filter((slot) => localInstant(date, localTime(slot.start, zone), zone) === slot.start);
 }
 
 /** The instants the dates cover in the zone, from the first one's start to the last one's end. */
@@ -126,6 +158,7 @@ export async function availabilityOfDays(
   context: SlotContext,
   extra: readonly AgentBooking[] = [],
   excludeBookingId?: number,
+  attendees = 1,
 ): Promise<Map<string, FreeSlot[]>> {
   const agentIds = candidates.map((c) => c.agentId);
   const range = rangeOfDates(dates, context.timezone);
@@ -135,7 +168,7 @@ export async function availabilityOfDays(
     if (own) own.push(booking);
     else byAgent.set(booking.agentId, [booking]);
   }
-  return slotsOfDays(candidates, dates, service, context, byAgent);
+  return slotsOfDays(candidates, dates, service, context, byAgent, attendees);
 }
 
 /**
@@ -152,8 +185,12 @@ export async function cachedAvailabilityOfDays(
   context: SlotContext,
 ): Promise<Map<string, readonly FreeSlot[]>> {
   const searchKey = kept.daySlots.searchKey(candidates, service, context);
-  // A day the lead time cuts into depends on the moment asked: it is worked out each time.
-  const keepable = (date: string) => daySpan(date, context.timezone).start >= context.earliest;
+  // A day the booking window's edges cut into, or that lies beyond it, depends on the moment
+  // asked: it is worked out each time. A day wholly inside the window does not.
+  const keepable = (date: string) => {
+    const day = daySpan(date, context.timezone);
+    return day.start >= context.earliest && day.end - 1 <= context.latest;
+  };
   const days = new Map<string, readonly FreeSlot[]>();
   const missing: string[] = [];
   for (const date of dates) {
@@ -175,7 +212,19 @@ export async function cachedAvailabilityOfDays(
 const SUGGESTION_DAYS = 14;
 const SUGGESTION_COUNT = 10;
 
-/** Up to 10 free starts ("YYYY-MM-DD HH:MM") on `date` and the following days (contract §6). */
+/** Free starts a 409 suggests: each as a client sends it ("YYYY-MM-DD HH:MM"), with an agent free then. */
+export interface Suggestions {
+  /** Contract §6: the starts alone. */
+  availableSlots: string[];
+  /** The same starts, each with the agent (the lowest id of those free) it is free for. */
+  suggestions: { start: string; agent_id: number }[];
+}
+
+/**
+ * Up to 10 free starts on `date` and the following days (contract §6), for `attendees` seats, in
+ * the context's booking window, each free for a named agent. A start a client cannot name (the
+ * second occurrence of a repeated local time, which names the first) is not suggested.
+ */
 export async function suggestedStarts(
   db: Db,
   candidates: readonly Candidate[],
@@ -184,12 +233,25 @@ export async function suggestedStarts(
   context: SlotContext,
   extra: readonly AgentBooking[] = [],
   excludeBookingId?: number,
-): Promise<string[]> {
+  attendees = 1,
+): Promise<Suggestions> {
   const dates = [date];
   while (dates.length < SUGGESTION_DAYS) dates.push(nextDate(dates[dates.length - 1] ?? date));
-  const days = await availabilityOfDays(db, candidates, dates, service, context, extra, excludeBookingId);
-  const starts = [...new Set([...days.values()].flat().map((slot) => slot.start))].sort((a, b) => a - b);
-  return starts.slice(0, SUGGESTION_COUNT).map((start) => inZone(start, context.timezone).toFormat('yyyy-MM-dd HH:mm'));
+  const days = await availabilityOfDays(db, candidates, dates, service, context, extra, excludeBookingId, attendees);
+  const byStart = new Map<number, number>();
+  for (const slot of [...days.values()].flat()) {
+    byStart.set(slot.start, Math.min(byStart.get(slot.start) ?? Infinity, ...slot.agentIds));
+  }
+  const found: Suggestions = { availableSlots: [], suggestions: [] };
+  for (const [start, agentId] of [...byStart].sort(([a], [b]) => a - b)) {
+    if (found.suggestions.length === SUGGESTION_COUNT) break;
+    const local = inZone(start, context.timezone);
+    const [day, time] = [local.toFormat('yyyy-MM-dd'), local.toFormat('HH:mm')];
+    if (localInstant(day, time, context.timezone) !== start) continue;
+    found.availableSlots.push(`${day} ${time}`);
+    found.suggestions.push({ start: `${day} ${time}`, agent_id: agentId });
+  }
+  return found;
 }
 
 /** A booking to move, as freeStartsToMove needs it: its service, agent, location and length. */

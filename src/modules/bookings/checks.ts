@@ -26,6 +26,13 @@ export async function requireService(db: Db, id: number, reads: CatalogReads = c
   return service;
 }
 
+/** A booking's attendees fit in the service's capacity_max (whether the seats are still free is freeCandidate's). */
+export function requireSeats(attendees: number, service: ServiceRow): void {
+  if (attendees > service.capacity_max) {
+    throw failed('attendees', `must be at most ${service.capacity_max}, the capacity_max of service ${service.id}`);
+  }
+}
+
 export async function requireLocation(db: Db, id: number, reads: CatalogReads = catalogReads(db)): Promise<void> {
   const location = await reads.location(id);
   if (!location) throw invalid('location_id', `location ${id} does not exist`);

@@ -44,6 +44,7 @@ export function toDetail(
     end_datetime: instantWithOffset(row.end_at, row.timezone),
     timezone: row.timezone,
     duration: row.duration,
+    attendees: row.attendees,
     price: formatCents(row.price_cents),
     payment_status: row.payment_status,
     notes: row.notes,

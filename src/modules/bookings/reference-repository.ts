@@ -57,6 +57,10 @@ function probeQuery(db: Db, probes: readonly Probe[]) {
       's.status as s_status',
       's.price_min_cents as s_price_min_cents',
       's.charge_amount_cents as s_charge_amount_cents',
+      's.buffer_before as s_buffer_before',
+      's.buffer_after as s_buffer_after',
+      's.min_notice_minutes as s_min_notice_minutes',
+      's.max_advance_days as s_max_advance_days',
       'a.id as a_id',
       'a.status as a_status',
       'a.schedule as a_schedule',
@@ -70,6 +74,8 @@ function probeQuery(db: Db, probes: readonly Probe[]) {
       'c.custom_duration as c_custom_duration',
       'c.custom_price_cents as c_custom_price_cents',
       'c.custom_hours as c_custom_hours',
+      'c.buffer_before as c_buffer_before',
+      'c.buffer_after as c_buffer_after',
       'l.id as l_id',
       'l.status as l_status',
       'l.name as l_name',
@@ -124,6 +130,8 @@ export function connectedAgentRows(db: Db, serviceId: number, locationId: number
       'c.custom_duration',
       'c.custom_price_cents',
       'c.custom_hours',
+      'c.buffer_before',
+      'c.buffer_after',
       'al.agent_id as al_agent_id',
     ])
     .where('c.service_id', '=', serviceId)

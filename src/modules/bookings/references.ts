@@ -90,6 +90,10 @@ export async function probeReferences(db: Db, probes: readonly Probe[]): Promise
               status: row.s_status as ServiceRow['status'],
               price_min_cents: row.s_price_min_cents as number,
               charge_amount_cents: row.s_charge_amount_cents as number,
+              buffer_before: row.s_buffer_before as number,
+              buffer_after: row.s_buffer_after as number,
+              min_notice_minutes: row.s_min_notice_minutes,
+              max_advance_days: row.s_max_advance_days,
             },
       agent,
       connection:
@@ -102,6 +106,8 @@ export async function probeReferences(db: Db, probes: readonly Probe[]): Promise
               custom_duration: row.c_custom_duration,
               custom_price_cents: row.c_custom_price_cents,
               custom_hours: row.c_custom_hours,
+              buffer_before: row.c_buffer_before,
+              buffer_after: row.c_buffer_after,
             },
       location:
         row.l_id === null
@@ -140,9 +146,9 @@ export async function connectedAgentFacts(
   locationId: number | null,
 ): Promise<{ agent: AgentFacts; connection: ConnectionRow; worksAt: boolean }[]> {
   const rows = await connectedAgentRows(db, serviceId, locationId);
-  return rows.map(({ custom_duration, custom_price_cents, custom_hours, al_agent_id, ...agent }) => ({
+  return rows.map(({ custom_duration, custom_price_cents, custom_hours, buffer_before, buffer_after, al_agent_id, ...agent }) => ({
     agent,
-    connection: { id: agent.id, status: agent.status, schedule: agent.schedule, custom_duration, custom_price_cents, custom_hours },
+    connection: { id: agent.id, status: agent.status, schedule: agent.schedule, custom_duration, custom_price_cents, custom_hours, buffer_before, buffer_after },
     worksAt: al_agent_id !== null,
   }));
 }

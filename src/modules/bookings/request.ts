@@ -16,6 +16,8 @@ export interface BookingRequest {
   customer: { id: number } | { new: NewCustomer };
   locationId?: number;
   duration?: number;
+  /** Seats taken of the service's capacity_max. */
+  attendees: number;
   priceCents?: number;
   status: 'pending' | 'approved' | 'cancelled';
   notes: string | null;
@@ -152,6 +154,7 @@ export function parseBookingRequest(
     customer,
     locationId: body.location_id,
     duration: body.duration,
+    attendees: body.attendees ?? 1,
     priceCents: parsePrice(body.price),
     status: body.status ?? defaultStatus,
     notes: body.notes ?? null,

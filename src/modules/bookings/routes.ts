@@ -105,6 +105,10 @@ export default async function bookingRoutes(app: App): Promise<void> {
       config: { permission: 'bookings:create' },
       schema: {
         summary: 'Create a booking with availability validation',
+        description:
+          'Checks working hours (site closures included), the booking window (422 with details.rule: min_notice_minutes, ' +
+          'min_lead_minutes or max_advance_days), buffers and seats (attendees). A taken time is 409 time_slot_unavailable ' +
+          'with details.available_slots (up to 10 free starts) and details.suggestions: [{start, agent_id}], each free for that agent.',
         tags: ['bookings'],
         body: CreateBookingBody,
         response: { 201: DetailResponse, ...errorResponses([400, 409, 422, ...AUTH_ERRORS]) },
@@ -215,6 +219,7 @@ export default async function bookingRoutes(app: App): Promise<void> {
           startDate: body.start_date === undefined ? undefined : requireCalendarDate('start_date', body.start_date),
           startTime: body.start_time,
           duration: body.duration,
+          attendees: body.attendees,
           status: body.status,
           customerId: body.customer_id,
           customer,

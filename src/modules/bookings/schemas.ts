@@ -14,6 +14,7 @@ const ManageLink = Type.Union([Type.String(), Type.Null()], {
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 const Money = Type.Union([Type.String(), Type.Number()], { description: 'decimal amount, e.g. "45.00"' });
 const Duration = Type.Integer({ minimum: 1, maximum: 1440, description: 'minutes' });
+const Attendees = Type.Integer({ minimum: 1, maximum: 1000, description: "seats the booking takes of the service's capacity_max; default 1" });
 
 export const CustomerFields = Type.Object({
   first_name: Type.Optional(Type.String()),
@@ -42,6 +43,7 @@ const createFields = {
   customer: Type.Optional(CustomerFields),
   location_id: Type.Optional(Id()),
   duration: Type.Optional(Duration),
+  attendees: Type.Optional(Attendees),
   price: Type.Optional(Money),
   status: Type.Optional(CreateStatus),
   notes: Type.Optional(Type.String()),
@@ -74,6 +76,7 @@ export const UpdateBookingBody = Type.Object({
   start_date: Type.Optional(DateText),
   start_time: Type.Optional(TimeText),
   duration: Type.Optional(Duration),
+  attendees: Type.Optional(Attendees),
   status: Type.Optional(BookingStatusSchema),
   customer_id: Type.Optional(Id({ description: "Moves the booking and its order to this customer; the booking's manage links change" })),
   customer: Type.Optional(CustomerFields),
@@ -147,6 +150,7 @@ export const BookingDetail = Type.Object({
   end_datetime: Type.String({ description: 'ISO 8601 with offset' }),
   timezone: Type.String(),
   duration: Type.Integer(),
+  attendees: Type.Integer({ description: "seats the booking takes of the service's capacity_max" }),
   price: Type.String(),
   payment_status: Type.String(),
   notes: Nullable(Type.String()),

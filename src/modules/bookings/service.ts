@@ -7,6 +7,7 @@ import {
   bulkBusyReads,
   connectedAgents,
   freeCandidate,
+  serviceWindow,
   slotContextOf,
   spanOf,
   startInstant,
@@ -20,7 +21,7 @@ import { bookingMail, enqueueMails } from '../mail/index.js';
 import { closeOrderOfDeletedBooking, insertBookingItems, insertBookingOrders, type NewBookingOrder } from '../orders/index.js';
 import { getSettingsAndSchedule } from '../settings/index.js';
 import { catalogReads, probeOf, type CatalogReads } from './catalog-reads.js';
-import { failed, invalid, requireAgent, requireBookableCustomer, requireLocation, requireService } from './checks.js';
+import { failed, invalid, requireAgent, requireBookableCustomer, requireLocation, requireSeats, requireService } from './checks.js';
 import { emailTaken, insertBookingCustomers, type NewCustomer } from './customers.js';
 import { loadDetail, servicePriceCents, type BookingView } from './present.js';
 import type { AgentFacts, CustomerFacts } from './references.js';
@@ -28,6 +29,8 @@ import * as repository from './repository.js';
 import type { BookingRequest } from './request.js';
 import { bookingItemData, bookingRow, writtenView, type PreparedBooking, type Written } from './written.js';
 import { agentLock, bookingLock, CATALOG_LOCK, customerLock, emailLock, type LockKey, orderLock } from '../../core/locks.js';
+
+const MINUTE_MS = 60_000;
 
 export interface PrepareOptions extends ChoiceOptions {
   /** Shared catalog reads of the transaction (a bulk request's); fresh ones otherwise. */
@@ -43,10 +46,11 @@ export interface PrepareOptions extends ChoiceOptions {
  * elements. Call it inside the transaction that holds the agents' locks and then writes it.
  */
 export async function prepareBooking(db: Db, request: BookingRequest, options: PrepareOptions): Promise<PreparedBooking> {
-  const { context } = options;
   const reads = options.reads ?? catalogReads(db);
   await reads.preload([probeOf(request)]);
   const service = await requireService(db, request.serviceId, reads);
+  const context = serviceWindow(options.context, service);
+  requireSeats(request.attendees, service);
   if (request.locationId !== undefined) await requireLocation(db, request.locationId, reads);
   let customer: CustomerFacts | NewCustomer;
   if ('id' in request.customer) {
@@ -81,7 +85,15 @@ export async function prepareBooking(db: Db, request: BookingRequest, options: P
   const chosen =
     request.status === 'cancelled'
       ? (working[0] as Candidate)
-      : await freeCandidate(db, working, candidates, { date: request.startDate, time: request.startTime }, start, service, { ...options, reads });
+      : await freeCandidate(
+          db,
+          working,
+          candidates,
+          { date: request.startDate, time: request.startTime, attendees: request.attendees },
+          start,
+          service,
+          { ...options, context, reads },
+        );
 
   const location = await (request.locationId === undefined ? reads.defaultLocation(chosen.agentId) : reads.location(request.locationId));
   if (!location) throw failed('location_id', `no location given and no active location for agent ${chosen.agentId}`);
@@ -94,6 +106,8 @@ export async function prepareBooking(db: Db, request: BookingRequest, options: P
     customer,
     span: spanOf(start, chosen),
     durationMinutes: chosen.durationMinutes,
+    bufferBeforeMinutes: chosen.bufferBeforeMinutes,
+    bufferAfterMinutes: chosen.bufferAfterMinutes,
     priceCents: request.priceCents ?? chosen.customPriceCents ?? servicePriceCents(service),
     timezone: context.timezone,
   };
@@ -235,7 +249,15 @@ export async function createBulk(
         const prepared = await prepareBooking(trx, element, { context, reads, busy, lockedAgents: agents, pending, pendingEmails });
         accepted.push({ index, prepared });
         if (element.status !== 'cancelled') {
-          pending.push({ id: -(index + 1), agentId: prepared.agent.id, serviceId: prepared.service.id, ...prepared.span });
+          pending.push({
+            id: -(index + 1),
+            agentId: prepared.agent.id,
+            serviceId: prepared.service.id,
+            ...prepared.span,
+            bufferBefore: prepared.bufferBeforeMinutes * MINUTE_MS,
+            bufferAfter: prepared.bufferAfterMinutes * MINUTE_MS,
+            seats: element.attendees,
+          });
         }
         if ('new' in element.customer) pendingEmails.add(element.customer.new.email.toLowerCase());
       } catch (error) {

@@ -23,6 +23,11 @@ export interface BookingsTable {
   start_at: string;
   end_at: string;
   duration: number;
+  /** Minutes kept free before and after, as checked when the booking was made or moved (migration 0016). */
+  buffer_before: Generated<number>;
+  buffer_after: Generated<number>;
+  /** Seats the booking takes of its service's capacity_max. */
+  attendees: Generated<number>;
   price_cents: number;
   notes: string | null;
   customer_comment: string | null;

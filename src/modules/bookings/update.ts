@@ -2,7 +2,7 @@ import type { Db } from '../../db/database.js';
 import { lockedTransaction } from '../../db/transactions.js';
 import { AppError, notFound } from '../../core/errors.js';
 import { nowIso } from '../../lib/time.js';
-import { findService, freeCandidate, inZone, slotContext, startInstant, workingCandidates } from '../availability/index.js';
+import { findService, freeCandidate, inZone, serviceWindow, slotContext, startInstant, workingCandidates } from '../availability/index.js';
 import { bookingChanges, mailAbout } from '../mail/index.js';
 import { repriceBooking, setBookingItemData, updateOrder } from '../orders/index.js';
 import { findCustomerContact } from '../customers/index.js';
@@ -11,7 +11,7 @@ import { assertEmailFree, updateBookingCustomer, type CustomerChanges } from './
 import { loadDetail, servicePriceCents, type BookingView } from './present.js';
 import { checkMergedMeta } from './request.js';
 import * as repository from './repository.js';
-import { requireAgent, requireBookableCustomer, requireLocation, requireService } from './checks.js';
+import { requireAgent, requireBookableCustomer, requireLocation, requireSeats, requireService } from './checks.js';
 import { checkSelfService, type SelfServiceAction } from './self-service.js';
 import type { BookingStatus } from './table.js';
 import { bookingItemData, spanColumns } from './written.js';
@@ -36,6 +36,7 @@ export interface BookingUpdate {
   startDate?: string;
   startTime?: string;
   duration?: number;
+  attendees?: number;
   status?: BookingStatus;
   customerId?: number;
   customer: CustomerChanges;
@@ -60,8 +61,8 @@ function checkTransition(from: BookingStatus, to: BookingStatus, mayManageComple
 const LOCKED_TOO_LITTLE = Symbol('locked too little');
 
 /**
- * PUT /bookings/{id}. A change of time, duration, agent or service, or bringing a cancelled
- * booking back, re-checks availability under the locks of the old and the new agent.
+ * PUT /bookings/{id}. A change of time, duration, agent or service, of the attendees, or bringing
+ * a cancelled booking back, re-checks availability under the locks of the old and the new agent.
  */
 export async function updateBooking(db: Db, publicUrl: string, id: number, update: BookingUpdate, mayManageCompleted: boolean): Promise<BookingView> {
   for (;;) {
@@ -103,7 +104,7 @@ async function applyUpdate(
   }
   // A change notice says what changed, so it needs the booking as its customer saw it before.
   const before = update.sendNotification ? await loadDetail(trx, booking.id, publicUrl) : undefined;
-  const context = await slotContext(trx);
+  const siteContext = await slotContext(trx);
 
   const changed = <K extends 'service_id' | 'agent_id' | 'location_id' | 'duration'>(
     column: K,
@@ -114,12 +115,14 @@ async function applyUpdate(
   const locationChanged = changed('location_id', update.locationId);
   // The booking's date and time as the site's clock now shows them: the site's zone may have
   // changed since the booking was made, and the request speaks in the zone of now.
-  const local = inZone(Date.parse(booking.start_at), context.timezone);
+  const local = inZone(Date.parse(booking.start_at), siteContext.timezone);
   const [localDate, localTime] = [local.toFormat('yyyy-MM-dd'), local.toFormat('HH:mm')];
   const timeChanged = (update.startDate !== undefined && update.startDate !== localDate) || (update.startTime !== undefined && update.startTime !== localTime);
   const durationChanged = changed('duration', update.duration);
   const reactivated = booking.status === 'cancelled' && status !== 'cancelled';
   const rescheduled = serviceChanged || agentChanged || locationChanged || timeChanged || durationChanged;
+  const attendees = update.attendees ?? booking.attendees;
+  const seatsChanged = attendees !== booking.attendees;
 
   const serviceId = update.serviceId ?? booking.service_id;
   const agentId = update.agentId ?? booking.agent_id;
@@ -131,11 +134,18 @@ async function applyUpdate(
   let priceCents = update.priceCents;
   let spanValues = {};
 
-  if (rescheduled || reactivated) {
+  if (rescheduled || reactivated || seatsChanged) {
     const service = serviceChanged ? await requireService(trx, serviceId) : await findService(trx, serviceId, { includeDeleted: true });
     if (!service) throw new AppError('invalid_request', `service ${serviceId} does not exist`, { service_id: 'does not exist' });
+    requireSeats(attendees, service);
+    const context = serviceWindow(siteContext, service);
     if (locationChanged) await requireLocation(trx, locationId);
-    const candidate = await requireAgent(trx, agentId, service, locationId, duration);
+    const connected = await requireAgent(trx, agentId, service, locationId, duration);
+    // Moved, the booking keeps the time its service and agent now ask free around it; in place,
+    // the time it was made with, whatever they have changed to since.
+    const candidate = rescheduled
+      ? connected
+      : { ...connected, bufferBeforeMinutes: booking.buffer_before, bufferAfterMinutes: booking.buffer_after };
     duration = candidate.durationMinutes;
     if (derivedAnew) priceCents ??= candidate.customPriceCents ?? servicePriceCents(service);
     const start = timeChanged ? startInstant(update.startDate ?? localDate, update.startTime ?? localTime, context) : Date.parse(booking.start_at);
@@ -147,14 +157,20 @@ async function applyUpdate(
         trx,
         [candidate],
         [candidate],
-        { date: startDate, time: startLocal.toFormat('HH:mm') },
+        { date: startDate, time: startLocal.toFormat('HH:mm'), attendees },
         start,
         service,
         { context, pending: [] },
         booking.id,
       );
     }
-    if (rescheduled) spanValues = spanColumns({ start, end: start + duration * MINUTE_MS }, context.timezone);
+    if (rescheduled) {
+      spanValues = {
+        ...spanColumns({ start, end: start + duration * MINUTE_MS }, context.timezone),
+        buffer_before: candidate.bufferBeforeMinutes,
+        buffer_after: candidate.bufferAfterMinutes,
+      };
+    }
   }
 
   const customerId = update.customerId ?? booking.customer_id;
@@ -174,6 +190,7 @@ async function applyUpdate(
     agent_id: agentId,
     location_id: locationId,
     duration,
+    attendees,
     status,
     customer_id: customerId,
     // The former customer's links stop opening the booking.

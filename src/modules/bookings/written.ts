@@ -18,6 +18,9 @@ export interface PreparedBooking {
   customer: CustomerFacts | NewCustomer;
   span: Span;
   durationMinutes: number;
+  /** Minutes kept free around it, as checked: the booking keeps them whatever the service later sets. */
+  bufferBeforeMinutes: number;
+  bufferAfterMinutes: number;
   priceCents: number;
   timezone: string;
 }
@@ -90,6 +93,9 @@ export function bookingRow(item: PreparedBooking, customerId: number, orderId: n
     start_at: span.start_at,
     end_at: span.end_at,
     duration: item.durationMinutes,
+    buffer_before: item.bufferBeforeMinutes,
+    buffer_after: item.bufferAfterMinutes,
+    attendees: item.request.attendees,
     price_cents: item.priceCents,
     notes: item.request.notes,
     customer_comment: null,
@@ -128,6 +134,7 @@ export function writtenView({ item, id, row, customer, order }: Written, publicU
       start_at: row.start_at,
       end_at: row.end_at,
       duration: row.duration,
+      attendees: row.attendees,
       price_cents: row.price_cents,
       notes: row.notes,
       customer_comment: row.customer_comment,

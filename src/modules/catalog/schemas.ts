@@ -3,6 +3,7 @@ import { DeletedData, envelopeB, listEnvelopeB } from '../../core/envelope.js';
 import { DateParam, SortOrderParam } from '../../http/list-query.js';
 import { pageParams } from '../../core/pagination.js';
 import { Id, Int32, PartialText } from '../../http/schemas.js';
+import { MAX_ADVANCE_DAYS, MAX_BUFFER_MINUTES } from '../../core/limits.js';
 
 export const SERVICE_STATUSES = ['active', 'disabled'] as const;
 export const VISIBILITIES = ['visible', 'hidden'] as const;
@@ -25,6 +26,10 @@ export const Service = Type.Object({
   deposit_amount: Money,
   capacity_min: Type.Integer(),
   capacity_max: Type.Integer(),
+  buffer_before: Type.Integer({ description: 'minutes kept free before each booking (an agent connection may override it)' }),
+  buffer_after: Type.Integer({ description: 'minutes kept free after each booking (an agent connection may override it)' }),
+  min_notice_minutes: Type.Union([Type.Integer(), Type.Null()], { description: "least notice a booking needs; null: the site's min_lead_minutes" }),
+  max_advance_days: Type.Union([Type.Integer(), Type.Null()], { description: "how many days ahead a booking may start, at most; null: the site's max_advance_days" }),
   order_number: Type.Integer(),
   selection_image_id: Type.Integer(),
   status: Type.Enum(SERVICE_STATUSES),
@@ -91,6 +96,10 @@ export const CreateServiceBody = Type.Object({
   deposit_amount: Type.Optional(Amount),
   capacity_min: Type.Optional(Int32({ description: 'default 1' })),
   capacity_max: Type.Optional(Int32({ description: 'default 1; at least capacity_min' })),
+  buffer_before: Type.Optional(Int32({ description: `minutes kept free before each booking, 0 to ${MAX_BUFFER_MINUTES}; default 0. Bookings already made keep theirs` })),
+  buffer_after: Type.Optional(Int32({ description: `minutes kept free after each booking, 0 to ${MAX_BUFFER_MINUTES}; default 0. Bookings already made keep theirs` })),
+  min_notice_minutes: Type.Optional(Type.Union([Int32(), Type.Null()], { description: "0 to 525600; default null: the site's min_lead_minutes" })),
+  max_advance_days: Type.Optional(Type.Union([Int32(), Type.Null()], { description: `1 to ${MAX_ADVANCE_DAYS}; default null: the site's max_advance_days` })),
   order_number: Type.Optional(Int32({ description: 'default 0' })),
   selection_image_id: Type.Optional(Int32({ minimum: 0, description: 'default 0' })),
   status: Type.Optional(Type.Enum(SERVICE_STATUSES)),

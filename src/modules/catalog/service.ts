@@ -10,6 +10,7 @@ import { assertCategoryExists } from './category-repository.js';
 import { deleteUnlessBooked } from './in-use.js';
 import * as repository from './repository.js';
 import type { ServicesTable } from './table.js';
+import { MAX_ADVANCE_DAYS, MAX_BUFFER_MINUTES } from '../../core/limits.js';
 
 export type ServiceInclude = 'category' | 'agents' | 'locations';
 
@@ -24,6 +25,10 @@ export interface ServiceInput {
   deposit_amount?: number | string;
   capacity_min?: number;
   capacity_max?: number;
+  buffer_before?: number;
+  buffer_after?: number;
+  min_notice_minutes?: number | null;
+  max_advance_days?: number | null;
   order_number?: number;
   selection_image_id?: number;
   status?: ServicesTable['status'];
@@ -48,6 +53,10 @@ export function renderService(row: repository.ServiceRow, timezone: string) {
     deposit_amount: formatCents(row.deposit_amount_cents),
     capacity_min: row.capacity_min,
     capacity_max: row.capacity_max,
+    buffer_before: row.buffer_before,
+    buffer_after: row.buffer_after,
+    min_notice_minutes: row.min_notice_minutes,
+    max_advance_days: row.max_advance_days,
     order_number: row.order_number,
     selection_image_id: row.selection_image_id,
     status: row.status,
@@ -120,6 +129,16 @@ async function checked(db: Db, input: ServiceInput, current?: repository.Service
   if (capacityMin < 1 || capacityMin > 1000) errors.add('capacity_min', 'must be 1 to 1000');
   if (capacityMax < 1 || capacityMax > 1000) errors.add('capacity_max', 'must be 1 to 1000');
   else if (capacityMax < capacityMin) errors.add('capacity_max', `must be at least capacity_min (${capacityMin})`);
+  for (const field of ['buffer_before', 'buffer_after'] as const) {
+    const minutes = input[field];
+    if (minutes !== undefined && (minutes < 0 || minutes > MAX_BUFFER_MINUTES)) errors.add(field, `must be 0 to ${MAX_BUFFER_MINUTES} minutes`);
+  }
+  const notice = input.min_notice_minutes;
+  if (notice !== undefined && notice !== null && (notice < 0 || notice > 525600)) errors.add('min_notice_minutes', 'must be null (the site setting min_lead_minutes) or 0 to 525600');
+  const advance = input.max_advance_days;
+  if (advance !== undefined && advance !== null && (advance < 1 || advance > MAX_ADVANCE_DAYS)) {
+    errors.add('max_advance_days', `must be null (the site setting max_advance_days) or 1 to ${MAX_ADVANCE_DAYS}`);
+  }
   const changes = {
     name,
     short_description: input.short_description,
@@ -131,6 +150,10 @@ async function checked(db: Db, input: ServiceInput, current?: repository.Service
     deposit_amount_cents: amount('deposit_amount', input.deposit_amount, errors),
     capacity_min: input.capacity_min,
     capacity_max: input.capacity_max,
+    buffer_before: input.buffer_before,
+    buffer_after: input.buffer_after,
+    min_notice_minutes: input.min_notice_minutes,
+    max_advance_days: input.max_advance_days,
     order_number: input.order_number,
     selection_image_id: input.selection_image_id,
     status: input.status,
@@ -185,6 +208,10 @@ export async function createService(db: Db, site: Site, input: ServiceInput & { 
       deposit_amount_cents: c.deposit_amount_cents ?? 0,
       capacity_min: c.capacity_min ?? 1,
       capacity_max: c.capacity_max ?? 1,
+      buffer_before: c.buffer_before ?? 0,
+      buffer_after: c.buffer_after ?? 0,
+      min_notice_minutes: c.min_notice_minutes ?? null,
+      max_advance_days: c.max_advance_days ?? null,
       order_number: c.order_number ?? 0,
       selection_image_id: c.selection_image_id ?? 0,
       status: c.status ?? 'active',

@@ -12,6 +12,12 @@ export interface ServicesTable {
   deposit_amount_cents: number;
   capacity_min: number;
   capacity_max: number;
+  /** Minutes kept free before and after each booking (an agent's connection may override them). */
+  buffer_before: Generated<number>;
+  buffer_after: Generated<number>;
+  /** The booking window: least notice (null: the site's min_lead_minutes), days ahead (null: the site's max_advance_days). */
+  min_notice_minutes: number | null;
+  max_advance_days: number | null;
   order_number: number;
   selection_image_id: number;
   status: 'active' | 'disabled';

@@ -5,15 +5,29 @@ import { AppError } from '../../core/errors.js';
 import { nowIso } from '../../lib/time.js';
 import { DEFAULT_SITE_SCHEDULE, parseSchedule, SITE_SCHEDULE_KEY, type Schedule } from '../schedules/index.js';
 import { CATALOG_LOCK } from '../../core/locks.js';
+import { MAX_ADVANCE_DAYS } from '../../core/limits.js';
 import { siteOnce, type Site, type SiteContext, type SiteSettings } from '../../core/site.js';
 import { insertMissingSettings, reexpressBookings, storedSettings, upsertSettings } from './repository.js';
 
 export type { SiteSettings };
 
 export type SettingKey = keyof SiteSettings;
-export const SETTING_KEYS: readonly SettingKey[] = ['timezone', 'slot_interval_minutes', 'min_lead_minutes', 'cancel_cutoff_minutes', 'reschedule_cutoff_minutes'];
+export const SETTING_KEYS: readonly SettingKey[] = [
+  'timezone',
+  'slot_interval_minutes',
+  'min_lead_minutes',
+  'max_advance_days',
+  'cancel_cutoff_minutes',
+  'reschedule_cutoff_minutes',
+];
 
-const DEFAULTS: Omit<SiteSettings, 'timezone'> = { slot_interval_minutes: 30, min_lead_minutes: 0, cancel_cutoff_minutes: 0, reschedule_cutoff_minutes: 0 };
+const DEFAULTS: Omit<SiteSettings, 'timezone'> = {
+  slot_interval_minutes: 30,
+  min_lead_minutes: 0,
+  max_advance_days: 365,
+  cancel_cutoff_minutes: 0,
+  reschedule_cutoff_minutes: 0,
+};
 
 export function isSettingKey(key: string): key is SettingKey {
   return (SETTING_KEYS as readonly string[]).includes(key);
@@ -50,6 +64,8 @@ export function parseSetting(key: SettingKey, raw: string | number): string | nu
     case 'cancel_cutoff_minutes':
     case 'reschedule_cutoff_minutes':
       return integerIn(key, raw, 0, 525600);
+    case 'max_advance_days':
+      return integerIn(key, raw, 1, MAX_ADVANCE_DAYS);
   }
 }
 
@@ -73,6 +89,7 @@ function settingsOf(stored: Map<string, string>): SiteSettings {
     min_lead_minutes: Number(stored.get('min_lead_minutes') ?? DEFAULTS.min_lead_minutes),
     cancel_cutoff_minutes: Number(stored.get('cancel_cutoff_minutes') ?? DEFAULTS.cancel_cutoff_minutes),
     reschedule_cutoff_minutes: Number(stored.get('reschedule_cutoff_minutes') ?? DEFAULTS.reschedule_cutoff_minutes),
+    max_advance_days: Number(stored.get('max_advance_days') ?? DEFAULTS.max_advance_days),
   };
 }
 

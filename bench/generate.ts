@@ -251,7 +251,21 @@ export async function insertBookings(
       const madeAt = chunk.map(() => Date.now() - random() * YEAR_MS);
       const orders = await trx
         .insertInto('orders')
-        .values(customerIds.map((customerId, k) => orderRow(readableCode(madeAt[k]), customerId, PRICE_CENTS, at)))
+        .values(
+          customerIds.map((customerId, k) =>
+            orderRow({
+              confirmationCode: readableCode(madeAt[k]),
+              customerId,
+              priceCents: PRICE_CENTS,
+              totalCents: PRICE_CENTS,
+              couponId: null,
+              couponCode: null,
+              couponDiscountCents: 0,
+              paymentStatus: 'not_paid',
+              at,
+            }),
+          ),
+        )
         .returning('id')
         .execute();
       const rows = chunk.map(({ agentId, slot }, k) => {
@@ -296,7 +310,7 @@ export async function insertBookings(
         .execute();
       await trx
         .insertInto('invoices')
-        .values(orders.map((o, k) => invoiceRow(o.id, `INV-${readableCode(madeAt[k])}`, PRICE_CENTS, at)))
+        .values(orders.map((o, k) => invoiceRow({ orderId: o.id, invoiceNumber: `INV-${readableCode(madeAt[k])}`, priceCents: PRICE_CENTS, status: 'open', portion: 'full', dueAt: null, at })))
         .execute();
     });
     done += chunk.length;

@@ -8,6 +8,8 @@ export interface SiteSettings {
   timezone: string;
   slot_interval_minutes: number;
   min_lead_minutes: number;
+  /** ISO 4217 code every amount is in (docs/money.md). */
+  currency: string;
 }
 
 /** What a request or a transaction knows of the site, as read once. */

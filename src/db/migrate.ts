@@ -14,6 +14,7 @@ import * as transactionsBookingIndex from './migrations/0012_transactions_bookin
 import * as agentBusyVersions from './migrations/0013_agent_busy_versions.js';
 import * as agentLongestBooking from './migrations/0014_agent_longest_booking.js';
 import * as orderCouponId from './migrations/0015_order_coupon_id.js';
+import * as money from './migrations/0018_money.js';
 
 type DialectMigration = { up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void> };
 
@@ -33,6 +34,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0013_agent_busy_versions': agentBusyVersions,
   '0014_agent_longest_booking': agentLongestBooking,
   '0015_order_coupon_id': orderCouponId,
+  '0018_money': money,
 };
 
 class InCodeProvider implements MigrationProvider {

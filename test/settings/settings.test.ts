@@ -10,15 +10,15 @@ describe.each(DIALECTS)('GET/PUT /settings (%s)', (dialect) => {
   it('answers the site settings of a new database', async () => {
     const res = await call('GET', '/settings');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ success: true, data: { timezone: 'Europe/Berlin', slot_interval_minutes: 30, min_lead_minutes: 0 } });
+    expect(res.body).toEqual({ success: true, data: { timezone: 'Europe/Berlin', slot_interval_minutes: 30, min_lead_minutes: 0, currency: 'USD' } });
   });
 
   it('changes only the settings sent', async () => {
     const res = await call('PUT', '/settings', { slot_interval_minutes: 15 });
     expect(res.status).toBe(200);
-    expect(res.body.data).toEqual({ timezone: 'Europe/Berlin', slot_interval_minutes: 15, min_lead_minutes: 0 });
+    expect(res.body.data).toEqual({ timezone: 'Europe/Berlin', slot_interval_minutes: 15, min_lead_minutes: 0, currency: 'USD' });
     const again = await call('PUT', '/settings', { timezone: 'America/New_York', min_lead_minutes: 120 });
-    expect(again.body.data).toEqual({ timezone: 'America/New_York', slot_interval_minutes: 15, min_lead_minutes: 120 });
+    expect(again.body.data).toEqual({ timezone: 'America/New_York', slot_interval_minutes: 15, min_lead_minutes: 120, currency: 'USD' });
     expect(await getSettings(t.db)).toEqual(again.body.data);
     expect((await call('GET', '/status')).body.data.timezone).toBe('America/New_York');
   });
@@ -34,10 +34,10 @@ describe.each(DIALECTS)('GET/PUT /settings (%s)', (dialect) => {
 
   it('refuses invalid values with 422 naming each and stores none of them', async () => {
     const before = await getSettings(t.db);
-    const res = await call('PUT', '/settings', { timezone: 'Mars/Olympus', slot_interval_minutes: 1, min_lead_minutes: -5 });
+    const res = await call('PUT', '/settings', { timezone: 'Mars/Olympus', slot_interval_minutes: 1, min_lead_minutes: -5, currency: 'EURO' });
     expect(res.status).toBe(422);
     expect(res.body.error.code).toBe('validation_failed');
-    expect(Object.keys(res.body.error.details).sort()).toEqual(['min_lead_minutes', 'slot_interval_minutes', 'timezone']);
+    expect(Object.keys(res.body.error.details).sort()).toEqual(['currency', 'min_lead_minutes', 'slot_interval_minutes', 'timezone']);
     const partial = await call('PUT', '/settings', { timezone: 'Europe/Paris', slot_interval_minutes: 721 });
     expect(partial.status).toBe(422);
     expect(await getSettings(t.db)).toEqual(before);

@@ -57,6 +57,7 @@ function probeQuery(db: Db, probes: readonly Probe[]) {
       's.status as s_status',
       's.price_min_cents as s_price_min_cents',
       's.charge_amount_cents as s_charge_amount_cents',
+      's.deposit_amount_cents as s_deposit_amount_cents',
       'a.id as a_id',
       'a.status as a_status',
       'a.schedule as a_schedule',

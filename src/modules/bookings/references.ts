@@ -85,6 +85,7 @@ export async function probeReferences(db: Db, probes: readonly Probe[]): Promise
               status: row.s_status as ServiceRow['status'],
               price_min_cents: row.s_price_min_cents as number,
               charge_amount_cents: row.s_charge_amount_cents as number,
+              deposit_amount_cents: row.s_deposit_amount_cents as number,
             },
       agent,
       connection:

@@ -17,6 +17,8 @@ export interface BookingRequest {
   locationId?: number;
   duration?: number;
   priceCents?: number;
+  /** A coupon for the booking's new order (docs/money.md). */
+  couponCode?: string;
   status: 'pending' | 'approved' | 'cancelled';
   notes: string | null;
   meta: Record<string, string>;
@@ -153,6 +155,7 @@ export function parseBookingRequest(
     locationId: body.location_id,
     duration: body.duration,
     priceCents: parsePrice(body.price),
+    couponCode: body.coupon_code?.trim() || undefined,
     status: body.status ?? defaultStatus,
     notes: body.notes ?? null,
     meta: checkMeta(body.meta ?? {}),

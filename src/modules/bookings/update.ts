@@ -4,7 +4,7 @@ import { AppError, notFound } from '../../core/errors.js';
 import { nowIso } from '../../lib/time.js';
 import { findService, freeCandidate, inZone, slotContext, startInstant, workingCandidates } from '../availability/index.js';
 import { bookingChanges, mailAbout } from '../mail/index.js';
-import { repriceBooking, setBookingItemData, updateOrder } from '../orders/index.js';
+import { bookingCancelled, repriceBooking, setBookingItemData, updateOrder } from '../orders/index.js';
 import { findCustomerContact } from '../customers/index.js';
 import { assertEmailFree, updateBookingCustomer, type CustomerChanges } from './customers.js';
 import { loadDetail, servicePriceCents, type BookingView } from './present.js';
@@ -15,6 +15,7 @@ import type { BookingStatus } from './table.js';
 import { bookingItemData, spanColumns } from './written.js';
 import { agentLock, bookingLock, CATALOG_LOCK, customerLock, emailLock, type LockKey, orderLock } from '../../core/locks.js';
 import { newAccessKey } from '../manage-links/index.js';
+import { getSettings } from '../settings/index.js';
 
 const MINUTE_MS = 60_000;
 
@@ -177,6 +178,10 @@ async function applyUpdate(
     if (priceCents !== undefined && priceCents !== booking.price_cents) {
       await repriceBooking(trx, booking.order_id, booking.id, priceCents, nowIso());
     }
+    // Every way a booking is cancelled or brought back (this route, the manage link) takes the one money path.
+    if ((status === 'cancelled') !== (booking.status === 'cancelled')) {
+      await bookingCancelled(trx, booking.order_id, booking.id, status === 'cancelled', nowIso());
+    }
   }
   if (update.meta) {
     await repository.writeMeta(trx, booking.id, update.meta);
@@ -197,6 +202,6 @@ async function applyUpdate(
     });
     await setBookingItemData(trx, booking.order_id, booking.id, itemData, nowIso());
   }
-  if (before) await mailAbout(trx, view, 'booking_change', bookingChanges(before, view));
+  if (before) await mailAbout(trx, view, 'booking_change', (await getSettings(trx)).currency, bookingChanges(before, view));
   return view;
 }

@@ -10,6 +10,7 @@ const SettingsData = Type.Object({
   timezone: Type.String({ description: 'IANA zone name of the site' }),
   slot_interval_minutes: Type.Integer({ description: 'Step between offered slot starts (5 to 720)' }),
   min_lead_minutes: Type.Integer({ description: 'How far ahead of now a booking must start (0 to 525600)' }),
+  currency: Type.String({ description: 'ISO 4217 code of every amount (orders, invoices, payments, mails)', examples: ['EUR'] }),
 });
 
 const SettingsBody = Type.Object(
@@ -17,6 +18,7 @@ const SettingsBody = Type.Object(
     timezone: Type.Optional(Type.String()),
     slot_interval_minutes: Type.Optional(Type.Integer()),
     min_lead_minutes: Type.Optional(Type.Integer()),
+    currency: Type.Optional(Type.String()),
   },
   { additionalProperties: false },
 );

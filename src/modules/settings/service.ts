@@ -11,9 +11,12 @@ import { insertMissingSettings, reexpressBookings, storedSettings, upsertSetting
 export type { SiteSettings };
 
 export type SettingKey = keyof SiteSettings;
-export const SETTING_KEYS: readonly SettingKey[] = ['timezone', 'slot_interval_minutes', 'min_lead_minutes'];
+export const SETTING_KEYS: readonly SettingKey[] = ['timezone', 'slot_interval_minutes', 'min_lead_minutes', 'currency'];
 
-const DEFAULTS: Omit<SiteSettings, 'timezone'> = { slot_interval_minutes: 30, min_lead_minutes: 0 };
+const DEFAULTS: Omit<SiteSettings, 'timezone'> = { slot_interval_minutes: 30, min_lead_minutes: 0, currency: 'USD' };
+
+/** The ISO 4217 codes this runtime knows. */
+const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
 
 export function isSettingKey(key: string): key is SettingKey {
   return (SETTING_KEYS as readonly string[]).includes(key);
@@ -48,6 +51,15 @@ export function parseSetting(key: SettingKey, raw: string | number): string | nu
       return integerIn(key, raw, 5, 720);
     case 'min_lead_minutes':
       return integerIn(key, raw, 0, 525600);
+    case 'currency': {
+      const code = String(raw).trim().toUpperCase();
+      if (!CURRENCIES.has(code)) {
+        throw new AppError('validation_failed', `"${String(raw).trim()}" is not an ISO 4217 currency code`, {
+          currency: 'must be an ISO 4217 currency code such as EUR or USD',
+        });
+      }
+      return code;
+    }
   }
 }
 
@@ -69,6 +81,7 @@ function settingsOf(stored: Map<string, string>): SiteSettings {
     timezone: stored.get('timezone') ?? 'UTC',
     slot_interval_minutes: Number(stored.get('slot_interval_minutes') ?? DEFAULTS.slot_interval_minutes),
     min_lead_minutes: Number(stored.get('min_lead_minutes') ?? DEFAULTS.min_lead_minutes),
+    currency: stored.get('currency') ?? DEFAULTS.currency,
   };
 }
 

@@ -256,7 +256,8 @@ export async function insertBookings(
             orderRow({
               confirmationCode: readableCode(madeAt[k]),
               customerId,
-              priceCents: PRICE_CENTS,
+              status: 'open',
+              subtotalCents: PRICE_CENTS,
               totalCents: PRICE_CENTS,
               couponId: null,
               couponCode: null,
@@ -306,7 +307,7 @@ export async function insertBookings(
       await bumpBusyVersions(trx, rows);
       await trx
         .insertInto('order_items')
-        .values(bookings.map((b, k) => orderItemRow(orders[k]!.id, b.id, JSON.stringify({ booking_id: b.id }), PRICE_CENTS, at)))
+        .values(bookings.map((b, k) => orderItemRow(orders[k]!.id, b.id, JSON.stringify({ booking_id: b.id }), PRICE_CENTS, 'active', at)))
         .execute();
       await trx
         .insertInto('invoices')

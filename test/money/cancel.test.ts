@@ -65,6 +65,19 @@ describe.each(DIALECTS)('cancelling and money (%s)', (dialect) => {
     expect(await invoices(b.orderId)).toEqual(['open']);
   });
 
+  it('gives a booking created cancelled a cancelled order charging nothing, which reopens when it is brought back', async () => {
+    const site = await newSite(t.db);
+    const res = await call('POST', '/bookings', { service_id: site.serviceId, agent_id: site.agentId, start_date: MONDAY, start_time: '15:00', customer_id: site.customerId, status: 'cancelled' });
+    expect(res.statusCode, res.body).toBe(201);
+    const created: Json = res.json().data;
+    expect(created).toMatchObject({ status: 'cancelled', payment_status: 'not_paid' });
+    expect(await order(created.order.id)).toMatchObject({ status: 'cancelled', subtotal: '0.00', total: '0.00', payment_status: 'not_paid', items: [{ status: 'cancelled' }] });
+    expect(await invoices(created.order.id)).toEqual(['void']);
+    expect((await call('PUT', `/bookings/${created.id}`, { status: 'approved' })).statusCode).toBe(200);
+    expect(await order(created.order.id)).toMatchObject({ status: 'open', subtotal: '45.00', total: '45.00', payment_status: 'not_paid', balance_due: '45.00' });
+    expect(await invoices(created.order.id)).toEqual(['open']);
+  });
+
   it('refuses to delete a booking whose order holds money (409 booking_has_payments); after a refund it goes', async () => {
     const b = await book();
     await pay(b.orderId, 20);

@@ -91,7 +91,9 @@ export async function prepareBooking(db: Db, request: BookingRequest, options: P
 
   const priceCents = request.priceCents ?? chosen.customPriceCents ?? servicePriceCents(service);
   // Last of the checks: a coupon counts a use only for a booking otherwise accepted.
-  const coupon = request.couponCode === undefined ? undefined : await couponOf(db, request.couponCode, priceCents, context.timezone, options.pendingCouponUses);
+  // A booking created cancelled has a cancelled order, on which a coupon takes no use.
+  const applies = request.couponCode !== undefined && request.status !== 'cancelled';
+  const coupon = applies ? await couponOf(db, request.couponCode as string, priceCents, context.timezone, options.pendingCouponUses) : undefined;
   return {
     request,
     service,
@@ -132,7 +134,12 @@ export async function writeBookings(
   const customers = items.map(({ customer }): CustomerFacts => ('id' in customer ? customer : { ...customer, id: newIds.next().value as number }));
   const orders = await insertBookingOrders(
     db,
-    items.map((item, index) => ({ customerId: (customers[index] as CustomerFacts).id, priceCents: item.priceCents, coupon: item.coupon ?? null })),
+    items.map((item, index) => ({
+      customerId: (customers[index] as CustomerFacts).id,
+      priceCents: item.priceCents,
+      coupon: item.coupon ?? null,
+      cancelled: item.request.status === 'cancelled',
+    })),
     at,
   );
   const rows = items.map((item, index) => bookingRow(item, (customers[index] as CustomerFacts).id, (orders[index] as NewBookingOrder).id, at));
@@ -159,6 +166,7 @@ export async function writeBookings(
       totalCents: orderTotalOf(item),
       depositCents: item.service.deposit_amount_cents,
       startAt: row.start_at,
+      cancelled: item.request.status === 'cancelled',
       itemData: bookingItemData({
         id,
         serviceId: item.service.id,

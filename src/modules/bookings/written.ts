@@ -25,9 +25,9 @@ export interface PreparedBooking {
   timezone: string;
 }
 
-/** The new order's total: the price less the coupon's discount (contract §8, nothing else set yet). */
+/** The new order's total: the price less the coupon's discount (contract §8, nothing else set yet); 0 for a booking created cancelled. */
 export function orderTotalOf(item: PreparedBooking): number {
-  return item.priceCents - (item.coupon?.discountCents ?? 0);
+  return item.request.status === 'cancelled' ? 0 : item.priceCents - (item.coupon?.discountCents ?? 0);
 }
 
 /** The local fields and UTC instants a booking row stores for a span. */
@@ -85,7 +85,7 @@ export function bookingRow(item: PreparedBooking, customerId: number, orderId: n
     booking_code: readableCode(),
     status: item.request.status,
     // A zero-total order is fully paid at once (docs/money.md): its booking is paid.
-    payment_status: orderTotalOf(item) === 0 ? ('paid' as const) : ('not_paid' as const),
+    payment_status: orderTotalOf(item) === 0 && item.request.status !== 'cancelled' ? ('paid' as const) : ('not_paid' as const),
     service_id: item.service.id,
     agent_id: item.agent.id,
     location_id: item.location.id,
@@ -165,13 +165,13 @@ export function writtenView({ item, id, row, customer, order }: Written, publicU
         id: order.id,
         confirmation_code: order.confirmation_code,
         customer_comment: null,
-        status: 'open',
+        status: item.request.status === 'cancelled' ? 'cancelled' : 'open',
         fulfillment_status: 'not_fulfilled',
-        payment_status: orderTotalOf(item) === 0 ? 'fully_paid' : 'not_paid',
+        payment_status: orderTotalOf(item) === 0 && item.request.status !== 'cancelled' ? 'fully_paid' : 'not_paid',
         source_id: null,
         source_url: null,
         total_cents: orderTotalOf(item),
-        subtotal_cents: item.priceCents,
+        subtotal_cents: item.request.status === 'cancelled' ? 0 : item.priceCents,
         created_at: order.created_at,
       },
       transactions: [],

@@ -16,6 +16,8 @@ export interface NewBookingOrderInput {
   priceCents: number;
   /** Checked under the coupon's lock by the caller (applyCoupon). */
   coupon: { id: number; code: string; discountCents: number } | null;
+  /** A booking created cancelled (recorded after the fact): its order is cancelled from the start, charging nothing. */
+  cancelled: boolean;
 }
 
 /** A booking's new order, as the booking's representation shows it. */
@@ -32,18 +34,21 @@ export interface NewBookingOrder {
  */
 export async function insertBookingOrders(trx: Db, orders: readonly NewBookingOrderInput[], at: string): Promise<NewBookingOrder[]> {
   const rows = orders.map((order): NewOrderRow => {
-    const discountCents = order.coupon?.discountCents ?? 0;
-    const totalCents = order.priceCents - discountCents;
+    const coupon = order.cancelled ? null : order.coupon;
+    const subtotalCents = order.cancelled ? 0 : order.priceCents;
+    const discountCents = coupon?.discountCents ?? 0;
+    const totalCents = subtotalCents - discountCents;
     return {
       confirmationCode: readableCode(),
       customerId: order.customerId,
-      priceCents: order.priceCents,
-      couponId: order.coupon?.id ?? null,
-      couponCode: order.coupon?.code ?? null,
+      status: order.cancelled ? 'cancelled' : 'open',
+      subtotalCents,
+      couponId: coupon?.id ?? null,
+      couponCode: coupon?.code ?? null,
       couponDiscountCents: discountCents,
       totalCents,
       // A zero-total order is fully paid at once (docs/money.md), and its invoice with it.
-      paymentStatus: totalCents === 0 ? 'fully_paid' : 'not_paid',
+      paymentStatus: totalCents === 0 && !order.cancelled ? 'fully_paid' : 'not_paid',
       at,
     };
   });
@@ -61,6 +66,8 @@ export type BookingItemInput = Omit<BookingOrderInput, 'customerId'> & {
   depositCents: number;
   /** When the booking starts: the remainder after a deposit is due then. */
   startAt: string;
+  /** Created cancelled: the item is cancelled and the one invoice void. */
+  cancelled: boolean;
 };
 
 /**
@@ -77,6 +84,7 @@ function invoicesOf(item: BookingItemInput, at: string): NewInvoiceRow[] {
     dueAt,
     at,
   });
+  if (item.cancelled) return [{ ...invoice('full', 0, null), status: 'void' }];
   if (item.depositCents <= 0 || item.totalCents <= 0) return [invoice('full', item.totalCents, null)];
   const deposit = Math.min(item.depositCents, item.totalCents);
   return [invoice('deposit', deposit, at), invoice('remaining', item.totalCents - deposit, item.startAt)];
@@ -90,7 +98,14 @@ export async function insertBookingItems(trx: Db, items: readonly BookingItemInp
   if (items.length === 0) return [];
   const insertedItems = await insertItemRows(
     trx,
-    items.map((item) => ({ orderId: item.orderId, bookingId: item.bookingId, itemData: JSON.stringify(item.itemData), priceCents: item.priceCents, at })),
+    items.map((item) => ({
+      orderId: item.orderId,
+      bookingId: item.bookingId,
+      itemData: JSON.stringify(item.itemData),
+      priceCents: item.priceCents,
+      status: item.cancelled ? ('cancelled' as const) : ('active' as const),
+      at,
+    })),
   );
   const invoices = items.map((item) => invoicesOf(item, at));
   const insertedInvoices = await insertInvoiceRows(trx, invoices.flat());

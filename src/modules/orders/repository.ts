@@ -272,10 +272,10 @@ export function orderRow(row: NewOrderRow) {
   return {
     confirmation_code: row.confirmationCode,
     customer_id: row.customerId,
-    status: 'open' as const,
+    status: row.status,
     payment_status: row.paymentStatus,
     fulfillment_status: 'not_fulfilled' as const,
-    subtotal_cents: row.priceCents,
+    subtotal_cents: row.subtotalCents,
     total_cents: row.totalCents,
     tax_total_cents: 0,
     discount_total_cents: 0,
@@ -292,11 +292,12 @@ export function orderRow(row: NewOrderRow) {
   };
 }
 
-export function orderItemRow(orderId: number, bookingId: number, itemData: string, priceCents: number, at: string) {
+export function orderItemRow(orderId: number, bookingId: number, itemData: string, priceCents: number, status: 'active' | 'cancelled', at: string) {
   return {
     order_id: orderId,
     booking_id: bookingId,
     variant: 'booking' as const,
+    status,
     item_data: itemData,
     quantity: 1,
     subtotal_cents: priceCents,
@@ -322,7 +323,7 @@ export function invoiceRow(row: NewInvoiceRow) {
 // Building an insert of this many values costs more than running it: the inserts of new
 // bookings' orders, items and invoices are compiled once per number of bookings a request writes.
 const orderInserts = prepareRowsQuery(
-  { confirmationCode: true, customerId: true, priceCents: true, couponId: true, couponCode: true, couponDiscountCents: true, totalCents: true, paymentStatus: true, at: true },
+  { confirmationCode: true, customerId: true, status: true, subtotalCents: true, couponId: true, couponCode: true, couponDiscountCents: true, totalCents: true, paymentStatus: true, at: true },
   MAX_BULK_BOOKINGS,
   (trx: Db, rows: NewOrderRow[]) =>
     trx
@@ -332,12 +333,12 @@ const orderInserts = prepareRowsQuery(
 );
 
 const itemInserts = prepareRowsQuery(
-  { orderId: true, bookingId: true, itemData: true, priceCents: true, at: true },
+  { orderId: true, bookingId: true, itemData: true, priceCents: true, status: true, at: true },
   MAX_BULK_BOOKINGS,
-  (trx: Db, rows: { orderId: number; bookingId: number; itemData: string; priceCents: number; at: string }[]) =>
+  (trx: Db, rows: NewItemRow[]) =>
     trx
       .insertInto('order_items')
-      .values(rows.map((row) => orderItemRow(row.orderId, row.bookingId, row.itemData, row.priceCents, row.at)))
+      .values(rows.map((row) => orderItemRow(row.orderId, row.bookingId, row.itemData, row.priceCents, row.status, row.at)))
       .returning(['id', 'order_id']),
 );
 
@@ -355,7 +356,8 @@ const invoiceInserts = prepareRowsQuery(
 export interface NewOrderRow {
   confirmationCode: string;
   customerId: number;
-  priceCents: number;
+  status: OrdersTable['status'];
+  subtotalCents: number;
   couponId: number | null;
   couponCode: string | null;
   couponDiscountCents: number;
@@ -374,6 +376,7 @@ export interface NewItemRow {
   bookingId: number;
   itemData: string;
   priceCents: number;
+  status: 'active' | 'cancelled';
   at: string;
 }
 

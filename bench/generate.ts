@@ -252,7 +252,22 @@ export async function insertBookings(
       const madeAt = chunk.map(() => Date.now() - random() * YEAR_MS);
       const orders = await trx
         .insertInto('orders')
-        .values(customerIds.map((customerId, k) => orderRow(readableCode(madeAt[k]), customerId, PRICE_CENTS, at)))
+        .values(
+          customerIds.map((customerId, k) =>
+            orderRow({
+              confirmationCode: readableCode(madeAt[k]),
+              customerId,
+              status: 'open',
+              subtotalCents: PRICE_CENTS,
+              totalCents: PRICE_CENTS,
+              couponId: null,
+              couponCode: null,
+              couponDiscountCents: 0,
+              paymentStatus: 'not_paid',
+              at,
+            }),
+          ),
+        )
         .returning('id')
         .execute();
       const rows = chunk.map(({ agentId, slot }, k) => {
@@ -293,11 +308,11 @@ export async function insertBookings(
       await bumpBusyVersions(trx, rows);
       await trx
         .insertInto('order_items')
-        .values(bookings.map((b, k) => orderItemRow(orders[k]!.id, b.id, JSON.stringify({ booking_id: b.id }), PRICE_CENTS, at)))
+        .values(bookings.map((b, k) => orderItemRow(orders[k]!.id, b.id, JSON.stringify({ booking_id: b.id }), PRICE_CENTS, 'active', at)))
         .execute();
       await trx
         .insertInto('invoices')
-        .values(orders.map((o, k) => invoiceRow(o.id, `INV-${readableCode(madeAt[k])}`, PRICE_CENTS, at)))
+        .values(orders.map((o, k) => invoiceRow({ orderId: o.id, invoiceNumber: `INV-${readableCode(madeAt[k])}`, priceCents: PRICE_CENTS, status: 'open', portion: 'full', dueAt: null, at })))
         .execute();
     });
     done += chunk.length;

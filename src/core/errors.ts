@@ -28,6 +28,7 @@ export const ERROR_STATUS = {
   agent_has_bookings: 409,
   service_has_bookings: 409,
   location_has_bookings: 409,
+  booking_has_payments: 409,
   idempotency_key_in_progress: 409,
   idempotency_response_lost: 409,
   validation_failed: 422,

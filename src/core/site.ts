@@ -13,6 +13,8 @@ export interface SiteSettings {
   /** How long before its start a customer may still reschedule a booking through its manage link. */
   reschedule_cutoff_minutes: number;
   max_advance_days: number;
+  /** ISO 4217 code every amount is in (docs/money.md). */
+  currency: string;
 }
 
 /** What a request or a transaction knows of the site, as read once. */

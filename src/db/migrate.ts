@@ -15,6 +15,7 @@ import * as agentBusyVersions from './migrations/0013_agent_busy_versions.js';
 import * as agentLongestBooking from './migrations/0014_agent_longest_booking.js';
 import * as orderCouponId from './migrations/0015_order_coupon_id.js';
 import * as schedulingRules from './migrations/0016_scheduling_rules.js';
+import * as money from './migrations/0018_money.js';
 
 type DialectMigration = { up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void> };
 
@@ -35,6 +36,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0014_agent_longest_booking': agentLongestBooking,
   '0015_order_coupon_id': orderCouponId,
   '0016_scheduling_rules': schedulingRules,
+  '0018_money': money,
 };
 
 class InCodeProvider implements MigrationProvider {

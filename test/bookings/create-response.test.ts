@@ -146,6 +146,7 @@ describe.each(DIALECTS)('POST /bookings and /bookings/bulk answer as GET /bookin
           end_time: read.end_time,
           timezone: read.timezone,
           price: read.price,
+          currency: 'USD',
           manage_url: read.manage_booking_for_customer,
         });
       }

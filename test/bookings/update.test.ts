@@ -533,7 +533,7 @@ describe.each(DIALECTS)('GET, PUT and DELETE /bookings/{id} (%s)', (dialect) => 
       expect(await t.db.selectFrom('booking_meta').select('meta_key').where('booking_id', '=', booking.id).execute()).toEqual([]);
       expect(await t.db.selectFrom('orders').select(['status', 'total_cents']).where('id', '=', booking.order.id).executeTakeFirst()).toEqual({
         status: 'cancelled',
-        total_cents: 4500,
+        total_cents: 0,
       });
       expect(await t.db.selectFrom('invoices').select('status').where('order_id', '=', booking.order.id).execute()).toEqual([{ status: 'void' }]);
       expect((await call('GET', `/bookings/${booking.id}`)).statusCode).toBe(404);

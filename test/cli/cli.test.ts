@@ -115,8 +115,11 @@ describe.each(DIALECTS)('npx booking (%s)', (dialect) => {
       max_advance_days: MAX_ADVANCE_DAYS,
       cancel_cutoff_minutes: 0,
       reschedule_cutoff_minutes: 0,
+      currency: 'USD',
     });
     expect((await cli(database.url, ['settings', 'set', 'timezone', 'Europe/Berlin'])).code).toBe(0);
+    expect((await cli(database.url, ['settings', 'set', 'currency', 'chf'])).stdout).toBe('currency = CHF\n');
+    expect((await cli(database.url, ['settings', 'set', 'currency', 'XYZW'])).code).toBe(1);
     expect((await cli(database.url, ['settings', 'get', 'timezone'])).stdout).toBe('Europe/Berlin\n');
     const badZone = await cli(database.url, ['settings', 'set', 'timezone', 'Mars/Olympus']);
     expect(badZone.code).toBe(1);

@@ -121,7 +121,7 @@ describe.each(DIALECTS)('GET /customers over 10,000 customers (%s)', (dialect) =
       t.db,
       'orders',
       slots.map(({ customer_id, i, j }) => ({
-        ...orderRow(`SO${i}-${j}`, customer_id, 5000, AT),
+        ...orderRow({ confirmationCode: `SO${i}-${j}`, customerId: customer_id, status: 'open', subtotalCents: 5000, totalCents: 5000, couponId: null, couponCode: null, couponDiscountCents: 0, paymentStatus: 'not_paid', at: AT }),
         payment_status: j === 2 ? ('not_paid' as const) : ('fully_paid' as const),
       })),
     );

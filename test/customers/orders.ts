@@ -8,7 +8,7 @@ let sequence = 0;
 export async function insertOrder(db: Db, customerId: number): Promise<number> {
   const { id } = await db
     .insertInto('orders')
-    .values(orderRow(`ORD${++sequence}-${customerId}-${Date.now()}`, customerId, 0, AT))
+    .values(orderRow({ confirmationCode: `ORD${++sequence}-${customerId}-${Date.now()}`, customerId: customerId, status: 'open', subtotalCents: 0, totalCents: 0, couponId: null, couponCode: null, couponDiscountCents: 0, paymentStatus: 'not_paid', at: AT }))
     .returning('id')
     .executeTakeFirstOrThrow();
   return id;

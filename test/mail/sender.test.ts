@@ -23,6 +23,7 @@ const CONFIRMATION = {
     end_time: '11:00',
     timezone: 'Europe/Berlin',
     price: '45.00',
+    currency: 'EUR',
     manage_url: 'https://bookings.example.test/manage/BK100?key=abc',
   },
 };
@@ -71,7 +72,7 @@ describe.each(DIALECTS)('mail sender (%s)', (dialect) => {
     expect(confirmation).toContain('Monday, 7 January 2030, 10:00–11:00 (Europe/Berlin)');
     expect(confirmation).toContain('Grace Hopper');
     expect(confirmation).toContain('Main Street');
-    expect(confirmation).toContain('45.00');
+    expect(confirmation).toContain('45.00 EUR');
     expect(confirmation).toContain('https://bookings.example.test/manage/BK100?key=abc');
     expect(confirmation).toContain('href="https://bookings.example.test/manage/BK100?key=abc"');
     expect(confirmation).toMatch(/Content-Type: text\/plain/);

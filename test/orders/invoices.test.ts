@@ -26,6 +26,7 @@ describe.each(DIALECTS)('invoices and transactions (%s)', (dialect) => {
           invoice_number: expect.stringMatching(/^INV-/),
           status: 'open',
           charge_amount: '75.25',
+          currency: 'USD',
           payment_portion: 'full',
           due_at: null,
           created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/),

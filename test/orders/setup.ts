@@ -26,10 +26,10 @@ export async function bookedOrder(db: Db, options: { priceCents?: number; custom
   const locationId = await insertLocation(db);
   return db.transaction().execute(async (trx) => {
     const at = nowIso();
-    const [order] = await insertBookingOrders(trx, [{ customerId, priceCents }], at);
+    const [order] = await insertBookingOrders(trx, [{ customerId, priceCents, coupon: null, cancelled: false }], at);
     const orderId = order!.id;
     const bookingId = await insertBooking(trx, { serviceId, agentId, locationId, customerId }, { price_cents: priceCents, order_id: orderId });
-    const [ids] = await insertBookingItems(trx, [{ orderId, bookingId, priceCents, itemData: { booking_id: bookingId, service_id: serviceId } }], at);
+    const [ids] = await insertBookingItems(trx, [{ orderId, bookingId, priceCents, totalCents: priceCents, depositCents: 0, startAt: at, cancelled: false, itemData: { booking_id: bookingId, service_id: serviceId } }], at);
     return { orderId, orderItemId: ids!.orderItemId, invoiceId: ids!.invoiceId, customerId, bookingId };
   });
 }

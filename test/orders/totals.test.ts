@@ -1,19 +1,25 @@
 import { describe, expect, it } from 'vitest';
 import {
+  balanceDueCents,
   bookingPaymentStatus,
+  captureLimitCents,
   invoiceSettlementCents,
+  invoiceStatuses,
+  invoiceUncoveredCents,
+  isTransactionKind,
+  ledgerSums,
+  netPaidCents,
   orderPaymentStatus,
   orderTotalCents,
-  unpaidBalanceCents,
+  refundLimitCents,
+  type LedgerSums,
 } from '../../src/modules/orders/totals.js';
+
+const sums = (capturedCents: number, refundedCents = 0, captureProcessing = false): LedgerSums => ({ capturedCents, refundedCents, captureProcessing });
 
 describe('orderTotalCents', () => {
   it('is subtotal − discount_total − coupon_discount + tax_total', () => {
     expect(orderTotalCents({ subtotalCents: 10_000, discountTotalCents: 1_000, couponDiscountCents: 1_550, taxTotalCents: 1_901 })).toBe(9_351);
-  });
-
-  it('is the subtotal when nothing else is set', () => {
-    expect(orderTotalCents({ subtotalCents: 4_500, discountTotalCents: 0, couponDiscountCents: 0, taxTotalCents: 0 })).toBe(4_500);
   });
 
   it('goes negative when discounts exceed subtotal plus tax (the caller refuses it)', () => {
@@ -21,63 +27,106 @@ describe('orderTotalCents', () => {
   });
 });
 
-describe('unpaidBalanceCents', () => {
-  it('is the total less what succeeded', () => {
-    expect(unpaidBalanceCents(5_000, 1_999)).toBe(3_001);
+describe('the ledger', () => {
+  it('knows capture and refund, and no other kind', () => {
+    expect(isTransactionKind('capture')).toBe(true);
+    expect(isTransactionKind('refund')).toBe(true);
+    expect(isTransactionKind('authorization')).toBe(false);
   });
 
-  it('is zero when paid in full or overpaid', () => {
-    expect(unpaidBalanceCents(5_000, 5_000)).toBe(0);
-    expect(unpaidBalanceCents(5_000, 6_000)).toBe(0);
-  });
-});
-
-describe('invoiceSettlementCents', () => {
-  it('settles the whole remainder when the invoice charges at least that much', () => {
-    expect(invoiceSettlementCents(5_000, 2_000, 5_000)).toBe(3_000);
-  });
-
-  it('settles at most the charge amount', () => {
-    expect(invoiceSettlementCents(5_000, 1_000, 2_500)).toBe(2_500);
+  it('sums succeeded captures and refunds; processing captures only flag, failed ones count nothing', () => {
+    const result = ledgerSums([
+      { kind: 'capture', status: 'succeeded', amountCents: 3_000 },
+      { kind: 'capture', status: 'succeeded', amountCents: 500 },
+      { kind: 'refund', status: 'succeeded', amountCents: 1_000 },
+      { kind: 'capture', status: 'failed', amountCents: 9_000 },
+      { kind: 'refund', status: 'processing', amountCents: 9_000 },
+    ]);
+    expect(result).toEqual(sums(3_500, 1_000));
+    expect(netPaidCents(result)).toBe(2_500);
+    expect(ledgerSums([{ kind: 'capture', status: 'processing', amountCents: 1 }])).toEqual(sums(0, 0, true));
   });
 
-  it('settles nothing when nothing is owed', () => {
-    expect(invoiceSettlementCents(5_000, 5_000, 5_000)).toBe(0);
-    expect(invoiceSettlementCents(5_000, 7_000, 5_000)).toBe(0);
+  it('counts a legacy kind other than refund as money taken in', () => {
+    expect(ledgerSums([{ kind: 'authorization', status: 'succeeded', amountCents: 700 }])).toEqual(sums(700));
   });
 
-  it('settles nothing for a zero charge', () => {
-    expect(invoiceSettlementCents(5_000, 0, 0)).toBe(0);
+  it('owes the total less the net paid, negative when money is owed back', () => {
+    expect(balanceDueCents(3_500, 1_000)).toBe(2_500);
+    expect(balanceDueCents(2_800, 3_500)).toBe(-700);
+  });
+
+  it('lets a capture take the balance due and a refund give back the net paid, never less than nothing', () => {
+    expect(captureLimitCents(3_500, 1_000)).toBe(2_500);
+    expect(captureLimitCents(2_800, 3_500)).toBe(0);
+    expect(refundLimitCents(3_500)).toBe(3_500);
+    expect(refundLimitCents(0)).toBe(0);
   });
 });
 
 describe('orderPaymentStatus', () => {
-  it('is not_paid with nothing paid, even for a zero total', () => {
-    expect(orderPaymentStatus(5_000, 0)).toBe('not_paid');
-    expect(orderPaymentStatus(0, 0)).toBe('not_paid');
+  it.each([
+    ['not_paid', 3_500, sums(0)],
+    ['processing', 3_500, sums(0, 0, true)],
+    ['partially_paid', 3_500, sums(1_000)],
+    ['partially_paid', 3_500, sums(1_000, 0, true)],
+    ['fully_paid', 3_500, sums(3_500)],
+    ['fully_paid', 2_800, sums(3_500)],
+    ['fully_paid', 0, sums(0)],
+    ['partially_refunded', 3_500, sums(3_500, 1_000)],
+    ['partially_refunded', 3_500, sums(1_000, 500)],
+    ['fully_paid', 2_800, sums(3_500, 700)],
+    ['partially_refunded', 0, sums(4_500, 4_000)],
+    ['partially_refunded', 2_800, sums(3_500, 500)],
+    ['refunded', 3_500, sums(3_500, 3_500)],
+    ['refunded', 0, sums(1_000, 1_000)],
+  ] as const)('is %s for a total of %i and %o', (status, total, ledger) => {
+    expect(orderPaymentStatus(total, ledger)).toBe(status);
   });
 
-  it('is partially_paid from one cent up to one cent short', () => {
-    expect(orderPaymentStatus(5_000, 1)).toBe('partially_paid');
-    expect(orderPaymentStatus(5_000, 4_999)).toBe('partially_paid');
-  });
-
-  it('is fully_paid at the total and above', () => {
-    expect(orderPaymentStatus(5_000, 5_000)).toBe('fully_paid');
-    expect(orderPaymentStatus(5_000, 5_001)).toBe('fully_paid');
+  it('does not call a cancelled order with nothing taken paid, though its total is zero', () => {
+    expect(orderPaymentStatus(0, sums(0), true)).toBe('not_paid');
+    expect(orderPaymentStatus(0, sums(0), false)).toBe('fully_paid');
   });
 });
 
 describe('bookingPaymentStatus', () => {
-  it('names fully_paid paid and keeps the shared states', () => {
+  it('mirrors the order in the four booking states', () => {
     expect(bookingPaymentStatus('fully_paid')).toBe('paid');
     expect(bookingPaymentStatus('not_paid')).toBe('not_paid');
+    expect(bookingPaymentStatus('processing')).toBe('not_paid');
     expect(bookingPaymentStatus('partially_paid')).toBe('partially_paid');
+    expect(bookingPaymentStatus('partially_refunded')).toBe('partially_paid');
     expect(bookingPaymentStatus('refunded')).toBe('refunded');
   });
+});
 
-  it('has no booking state for processing and partially_refunded', () => {
-    expect(bookingPaymentStatus('processing')).toBeUndefined();
-    expect(bookingPaymentStatus('partially_refunded')).toBeUndefined();
+describe('invoices', () => {
+  const deposit = { status: 'open' as const, chargeCents: 1_000 };
+  const remaining = { status: 'open' as const, chargeCents: 2_500 };
+
+  it('fills the collectable invoices in order, each up to its charge', () => {
+    expect(invoiceStatuses([deposit, remaining], 0)).toEqual(['open', 'open']);
+    expect(invoiceStatuses([deposit, remaining], 500)).toEqual(['partially_paid', 'open']);
+    expect(invoiceStatuses([deposit, remaining], 1_000)).toEqual(['paid', 'open']);
+    expect(invoiceStatuses([deposit, remaining], 2_000)).toEqual(['paid', 'partially_paid']);
+    expect(invoiceStatuses([deposit, remaining], 3_500)).toEqual(['paid', 'paid']);
+    expect(invoiceUncoveredCents([deposit, remaining], 2_000)).toEqual([0, 1_500]);
+  });
+
+  it('leaves void, draft and uncollectible invoices as they are and collects nothing on them', () => {
+    const voided = { status: 'void' as const, chargeCents: 1_000 };
+    expect(invoiceStatuses([voided, remaining], 1_000)).toEqual(['void', 'partially_paid']);
+    expect(invoiceUncoveredCents([voided, remaining], 1_000)).toEqual([0, 1_500]);
+  });
+
+  it('calls an invoice of nothing paid', () => {
+    expect(invoiceStatuses([{ status: 'open', chargeCents: 0 }], 0)).toEqual(['paid']);
+  });
+
+  it('settles what an invoice lacks, at most the balance due', () => {
+    expect(invoiceSettlementCents(2_500, 3_500, 1_000)).toBe(2_500);
+    expect(invoiceSettlementCents(2_500, 3_500, 2_000)).toBe(1_500);
+    expect(invoiceSettlementCents(2_500, 3_500, 3_500)).toBe(0);
   });
 });

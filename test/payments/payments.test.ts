@@ -45,6 +45,7 @@ describe.each(DIALECTS)('payments (%s)', (dialect) => {
         payment_portion: 'full',
         kind: 'capture',
         amount: '20.00',
+        currency: 'USD',
         status: 'succeeded',
         token: null,
         notes: null,
@@ -66,7 +67,7 @@ describe.each(DIALECTS)('payments (%s)', (dialect) => {
         processor: 'stripe',
         payment_method: 'card',
         payment_portion: 'deposit',
-        kind: 'authorization',
+        kind: 'refund',
         status: 'processing',
         token: 'tok_123',
         notes: 'at the desk',
@@ -77,7 +78,7 @@ describe.each(DIALECTS)('payments (%s)', (dialect) => {
         processor: 'stripe',
         payment_method: 'card',
         payment_portion: 'deposit',
-        kind: 'authorization',
+        kind: 'refund',
         status: 'processing',
         token: 'tok_123',
         notes: 'at the desk',
@@ -151,7 +152,8 @@ describe.each(DIALECTS)('payments (%s)', (dialect) => {
     it('updates every field and moves the payment status with amount and status', async () => {
       const o = await bookedOrder(t.db, { priceCents: 5_000 });
       const payment = (await pay({ order_id: o.orderId, amount: 50, status: 'processing' })).json().data;
-      expect(await orderStatus(o.orderId)).toBe('not_paid');
+      expect(await orderStatus(o.orderId)).toBe('processing');
+      expect(await bookingPaymentStatus(t.db, o.bookingId)).toBe('not_paid');
 
       const res = await call('PUT', `/payments/${payment.id}`, {
         status: 'succeeded',
@@ -172,16 +174,16 @@ describe.each(DIALECTS)('payments (%s)', (dialect) => {
       expect(await orderStatus(o.orderId)).toBe('fully_paid');
       expect(await bookingPaymentStatus(t.db, o.bookingId)).toBe('paid');
 
-      await call('PUT', `/payments/${payment.id}`, { amount: 12.5 });
-      expect(await orderStatus(o.orderId)).toBe('partially_paid');
-      expect(await bookingPaymentStatus(t.db, o.bookingId)).toBe('partially_paid');
+      // A succeeded amount stays as counted: corrections are refunds.
+      expectStyle2(await call('PUT', `/payments/${payment.id}`, { amount: 12.5 }), 422, 'Invalid amount: a succeeded payment keeps its amount; correct it with a refund');
+      expect(await orderStatus(o.orderId)).toBe('fully_paid');
 
       await call('PUT', `/payments/${payment.id}`, { status: 'failed' });
       expect(await orderStatus(o.orderId)).toBe('not_paid');
       expect(await bookingPaymentStatus(t.db, o.bookingId)).toBe('not_paid');
 
       const cleared = await call('PUT', `/payments/${payment.id}`, { token: null, receipt_number: null });
-      expect(cleared.json().data).toMatchObject({ token: null, receipt_number: null, amount: '12.50' });
+      expect(cleared.json().data).toMatchObject({ token: null, receipt_number: null, amount: '50.00' });
     });
 
     it('answers style 2 "Invalid payment identifier" with 400', async () => {
@@ -216,11 +218,11 @@ describe.each(DIALECTS)('payments (%s)', (dialect) => {
       const update = await call('PUT', `/payments/${payment.id}`, { status: 'succeeded', notes: 'explode' });
       expectStyle2(update, 500, `Failed to update payment ${payment.id}`);
       expect((await call('GET', `/payments/${payment.id}`)).json().data).toMatchObject({ status: 'processing', notes: null });
-      expect(await orderStatus(o.orderId)).toBe('not_paid');
+      expect(await orderStatus(o.orderId)).toBe('processing');
 
       expectStyle2(await pay({ order_id: o.orderId, amount: 10, notes: 'explode' }), 500, 'Failed to create payment');
       expect((await call('GET', `/orders/${o.orderId}/transactions`)).json().pagination.total).toBe(1);
-      expect(await orderStatus(o.orderId)).toBe('not_paid');
+      expect(await orderStatus(o.orderId)).toBe('processing');
     });
   });
 

@@ -14,7 +14,7 @@ describe.each(DIALECTS)('GET/PUT /settings (%s)', (dialect) => {
     const cutoffs = { cancel_cutoff_minutes: 0, reschedule_cutoff_minutes: 0 };
     expect(res.body).toEqual({
       success: true,
-      data: { timezone: 'Europe/Berlin', slot_interval_minutes: 30, min_lead_minutes: 0, max_advance_days: MAX_ADVANCE_DAYS, ...cutoffs },
+      data: { timezone: 'Europe/Berlin', slot_interval_minutes: 30, min_lead_minutes: 0, max_advance_days: MAX_ADVANCE_DAYS, ...cutoffs, currency: 'USD' },
     });
     const fresh = await createTestDatabase(dialect);
     try {
@@ -28,7 +28,7 @@ describe.each(DIALECTS)('GET/PUT /settings (%s)', (dialect) => {
     const res = await call('PUT', '/settings', { slot_interval_minutes: 15 });
     expect(res.status).toBe(200);
     const cutoffs = { cancel_cutoff_minutes: 0, reschedule_cutoff_minutes: 0 };
-    expect(res.body.data).toEqual({ timezone: 'Europe/Berlin', slot_interval_minutes: 15, min_lead_minutes: 0, max_advance_days: MAX_ADVANCE_DAYS, ...cutoffs });
+    expect(res.body.data).toEqual({ timezone: 'Europe/Berlin', slot_interval_minutes: 15, min_lead_minutes: 0, max_advance_days: MAX_ADVANCE_DAYS, ...cutoffs, currency: 'USD' });
     const again = await call('PUT', '/settings', { timezone: 'America/New_York', min_lead_minutes: 120, max_advance_days: 30, reschedule_cutoff_minutes: 1440 });
     expect(again.body.data).toEqual({
       timezone: 'America/New_York',
@@ -37,6 +37,7 @@ describe.each(DIALECTS)('GET/PUT /settings (%s)', (dialect) => {
       max_advance_days: 30,
       ...cutoffs,
       reschedule_cutoff_minutes: 1440,
+      currency: 'USD',
     });
     expect(await getSettings(t.db)).toEqual(again.body.data);
     expect((await call('GET', '/status')).body.data.timezone).toBe('America/New_York');
@@ -60,11 +61,13 @@ describe.each(DIALECTS)('GET/PUT /settings (%s)', (dialect) => {
       max_advance_days: 0,
       cancel_cutoff_minutes: -1,
       reschedule_cutoff_minutes: 525601,
+      currency: 'EURO',
     });
     expect(res.status).toBe(422);
     expect(res.body.error.code).toBe('validation_failed');
     expect(Object.keys(res.body.error.details).sort()).toEqual([
       'cancel_cutoff_minutes',
+      'currency',
       'max_advance_days',
       'min_lead_minutes',
       'reschedule_cutoff_minutes',

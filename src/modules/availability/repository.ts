@@ -53,13 +53,15 @@ export interface ServiceRow {
   /** The booking window, where it differs from the site's (min_lead_minutes, max_advance_days). */
   min_notice_minutes: number | null;
   max_advance_days: number | null;
+  /** Above 0, a booking's order is invoiced in two: this deposit, then the remainder (docs/money.md). */
+  deposit_amount_cents: number;
 }
 
 /** A service; a deleted one (kept for the bookings that name it) only when asked for. */
 export function findService(db: Db, id: number, options: { includeDeleted?: boolean } = {}): Promise<ServiceRow | undefined> {
   let query = db
     .selectFrom('services')
-    .select(['id', 'name', 'duration', 'capacity_max', 'status', 'price_min_cents', 'charge_amount_cents', 'buffer_before', 'buffer_after', 'min_notice_minutes', 'max_advance_days'])
+    .select(['id', 'name', 'duration', 'capacity_max', 'status', 'price_min_cents', 'charge_amount_cents', 'buffer_before', 'buffer_after', 'min_notice_minutes', 'max_advance_days', 'deposit_amount_cents'])
     .where('id', '=', id);
   if (!options.includeDeleted) query = query.where('deleted_at', 'is', null);
   return query.executeTakeFirst();

@@ -61,6 +61,7 @@ function probeQuery(db: Db, probes: readonly Probe[]) {
       's.buffer_after as s_buffer_after',
       's.min_notice_minutes as s_min_notice_minutes',
       's.max_advance_days as s_max_advance_days',
+      's.deposit_amount_cents as s_deposit_amount_cents',
       'a.id as a_id',
       'a.status as a_status',
       'a.schedule as a_schedule',

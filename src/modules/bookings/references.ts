@@ -94,6 +94,7 @@ export async function probeReferences(db: Db, probes: readonly Probe[]): Promise
               buffer_after: row.s_buffer_after as number,
               min_notice_minutes: row.s_min_notice_minutes,
               max_advance_days: row.s_max_advance_days,
+              deposit_amount_cents: row.s_deposit_amount_cents as number,
             },
       agent,
       connection:

@@ -19,6 +19,8 @@ export interface BookingRequest {
   /** Seats taken of the service's capacity_max. */
   attendees: number;
   priceCents?: number;
+  /** A coupon for the booking's new order (docs/money.md). */
+  couponCode?: string;
   status: 'pending' | 'approved' | 'cancelled';
   notes: string | null;
   meta: Record<string, string>;
@@ -156,6 +158,7 @@ export function parseBookingRequest(
     duration: body.duration,
     attendees: body.attendees ?? 1,
     priceCents: parsePrice(body.price),
+    couponCode: body.coupon_code?.trim() || undefined,
     status: body.status ?? defaultStatus,
     notes: body.notes ?? null,
     meta: checkMeta(body.meta ?? {}),

@@ -240,9 +240,10 @@ export default async function bookingRoutes(app: App): Promise<void> {
       config: { permission: 'bookings:delete' },
       schema: {
         summary: 'Delete a booking and its order item',
+        description: 'Cancels it first (docs/money.md); 409 booking_has_payments while its order holds money: cancel, refund, then delete.',
         tags: ['bookings'],
         params: IdParams,
-        response: { 200: DeleteResponse, ...errorResponses([400, 404, ...AUTH_ERRORS]) },
+        response: { 200: DeleteResponse, ...errorResponses([400, 404, 409, ...AUTH_ERRORS]) },
       },
     },
     async (request) => {

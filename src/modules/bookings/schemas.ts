@@ -45,6 +45,7 @@ const createFields = {
   duration: Type.Optional(Duration),
   attendees: Type.Optional(Attendees),
   price: Type.Optional(Money),
+  coupon_code: Type.Optional(Type.String({ minLength: 1, maxLength: 50, description: "Applies the coupon to the booking's new order, checked as PUT /orders checks it; a refused coupon refuses the booking (422)" })),
   status: Type.Optional(CreateStatus),
   notes: Type.Optional(Type.String()),
   meta: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'booking metadata, string values; at most 50 keys of 1 to 100 characters, values up to 1000' })),

@@ -1,3 +1,4 @@
+import { DateTime } from 'luxon';
 import type { Db } from '../../db/database.js';
 import { lockedTransaction } from '../../db/transactions.js';
 import { AppError, notFound } from '../../core/errors.js';
@@ -17,8 +18,9 @@ import {
   type ChoiceOptions,
   type SlotContext,
 } from '../availability/index.js';
+import { applyCoupon, type AppliedCoupon } from '../coupons/index.js';
 import { bookingMail, enqueueMails } from '../mail/index.js';
-import { closeOrderOfDeletedBooking, insertBookingItems, insertBookingOrders, type NewBookingOrder } from '../orders/index.js';
+import { insertBookingItems, releaseBookingForDelete, insertBookingOrders, type NewBookingOrder } from '../orders/index.js';
 import { getSettingsAndSchedule } from '../settings/index.js';
 import { catalogReads, probeOf, type CatalogReads } from './catalog-reads.js';
 import { failed, invalid, requireAgent, requireBookableCustomer, requireLocation, requireSeats, requireService } from './checks.js';
@@ -27,8 +29,8 @@ import { loadDetail, servicePriceCents, type BookingView } from './present.js';
 import type { AgentFacts, CustomerFacts } from './references.js';
 import * as repository from './repository.js';
 import type { BookingRequest } from './request.js';
-import { bookingItemData, bookingRow, writtenView, type PreparedBooking, type Written } from './written.js';
-import { agentLock, bookingLock, CATALOG_LOCK, customerLock, emailLock, type LockKey, orderLock } from '../../core/locks.js';
+import { bookingItemData, bookingRow, orderTotalOf, writtenView, type PreparedBooking, type Written } from './written.js';
+import { agentLock, bookingLock, CATALOG_LOCK, couponLock, customerLock, emailLock, type LockKey, orderLock } from '../../core/locks.js';
 
 const MINUTE_MS = 60_000;
 
@@ -39,6 +41,8 @@ export interface PrepareOptions extends ChoiceOptions {
   lockedAgents: ReadonlySet<number>;
   /** Emails of new customers accepted earlier in the same bulk request. */
   pendingEmails: ReadonlySet<string>;
+  /** Coupon uses (by lower-case code) taken by elements accepted earlier in the same bulk request. */
+  pendingCouponUses?: Map<string, number>;
 }
 
 /**
@@ -98,6 +102,11 @@ export async function prepareBooking(db: Db, request: BookingRequest, options: P
   const location = await (request.locationId === undefined ? reads.defaultLocation(chosen.agentId) : reads.location(request.locationId));
   if (!location) throw failed('location_id', `no location given and no active location for agent ${chosen.agentId}`);
 
+  const priceCents = request.priceCents ?? chosen.customPriceCents ?? servicePriceCents(service);
+  // Last of the checks: a coupon counts a use only for a booking otherwise accepted.
+  // A booking created cancelled has a cancelled order, on which a coupon takes no use.
+  const applies = request.couponCode !== undefined && request.status !== 'cancelled';
+  const coupon = applies ? await couponOf(db, request.couponCode as string, priceCents, context.timezone, options.pendingCouponUses) : undefined;
   return {
     request,
     service,
@@ -108,9 +117,21 @@ export async function prepareBooking(db: Db, request: BookingRequest, options: P
     durationMinutes: chosen.durationMinutes,
     bufferBeforeMinutes: chosen.bufferBeforeMinutes,
     bufferAfterMinutes: chosen.bufferAfterMinutes,
-    priceCents: request.priceCents ?? chosen.customPriceCents ?? servicePriceCents(service),
+    priceCents,
+    ...(coupon === undefined ? {} : { coupon }),
     timezone: context.timezone,
   };
+}
+
+/** The coupon for a new booking's order, checked as PUT /orders checks it (the caller holds its lock). */
+async function couponOf(db: Db, code: string, priceCents: number, timezone: string, pending: Map<string, number> | undefined): Promise<AppliedCoupon> {
+  const today = DateTime.now().setZone(timezone).toISODate() ?? '';
+  // Codes match case-insensitively: earlier elements' uses are counted by the code's lower case.
+  const key = code.toLowerCase();
+  const earlier = pending?.get(key) ?? 0;
+  const applied = await applyCoupon(db, code, { id: 0, subtotalCents: priceCents, today, pendingUses: earlier });
+  pending?.set(key, earlier + 1);
+  return applied;
 }
 
 /**
@@ -121,12 +142,21 @@ export async function prepareBooking(db: Db, request: BookingRequest, options: P
 export async function writeBookings(
   db: Db,
   items: readonly PreparedBooking[],
-  options: { sendConfirmation: boolean; publicUrl: string },
+  options: { sendConfirmation: boolean; publicUrl: string; currency: string },
 ): Promise<{ booking: BookingView; confirmationSent: boolean }[]> {
   const at = nowIso();
   const newIds = (await insertBookingCustomers(db, items.flatMap(({ customer }) => ('id' in customer ? [] : [customer])))).values();
   const customers = items.map(({ customer }): CustomerFacts => ('id' in customer ? customer : { ...customer, id: newIds.next().value as number }));
-  const orders = await insertBookingOrders(db, items.map((item, index) => ({ customerId: (customers[index] as CustomerFacts).id, priceCents: item.priceCents })), at);
+  const orders = await insertBookingOrders(
+    db,
+    items.map((item, index) => ({
+      customerId: (customers[index] as CustomerFacts).id,
+      priceCents: item.priceCents,
+      coupon: item.coupon ?? null,
+      cancelled: item.request.status === 'cancelled',
+    })),
+    at,
+  );
   const rows = items.map((item, index) => bookingRow(item, (customers[index] as CustomerFacts).id, (orders[index] as NewBookingOrder).id, at));
   const ids = await repository.insertBookings(db, rows);
   const written = items.map(
@@ -148,6 +178,10 @@ export async function writeBookings(
       orderId: row.order_id,
       bookingId: id,
       priceCents: item.priceCents,
+      totalCents: orderTotalOf(item),
+      depositCents: item.service.deposit_amount_cents,
+      startAt: row.start_at,
+      cancelled: item.request.status === 'cancelled',
       itemData: bookingItemData({
         id,
         serviceId: item.service.id,
@@ -162,7 +196,7 @@ export async function writeBookings(
     at,
   );
   const views = written.map((one) => writtenView(one, options.publicUrl));
-  const mails = options.sendConfirmation ? views.map((view) => bookingMail(view, 'booking_confirmation')) : [];
+  const mails = options.sendConfirmation ? views.map((view) => bookingMail(view, 'booking_confirmation', options.currency)) : [];
   await enqueueMails(db, mails.filter((mail) => mail !== undefined));
   return views.map((booking, index) => ({ booking, confirmationSent: mails[index] !== undefined }));
 }
@@ -190,14 +224,15 @@ async function lockKeysOf(db: Db, requests: readonly BookingRequest[]): Promise<
     }
     if ('new' in request.customer) keys.push(emailLock(request.customer.new.email));
     else keys.push({ shared: customerLock(request.customer.id) });
+    if (request.couponCode !== undefined) keys.push(couponLock(request.couponCode));
   }
   return { keys, agents };
 }
 
 /** The site's settings and schedule, read once for the transaction, and its catalog reads. */
-async function transactionReads(trx: Db): Promise<{ context: SlotContext; reads: CatalogReads }> {
+async function transactionReads(trx: Db): Promise<{ context: SlotContext; reads: CatalogReads; currency: string }> {
   const { settings, schedule } = await getSettingsAndSchedule(trx);
-  return { context: slotContextOf(settings), reads: catalogReads(trx, schedule) };
+  return { context: slotContextOf(settings), reads: catalogReads(trx, schedule), currency: settings.currency };
 }
 
 /**
@@ -207,9 +242,9 @@ async function transactionReads(trx: Db): Promise<{ context: SlotContext; reads:
 export async function createBooking(db: Db, publicUrl: string, request: BookingRequest, sendConfirmation: boolean): Promise<BookingView> {
   const { keys, agents } = await lockKeysOf(db, [request]);
   return lockedTransaction(db, keys, async (trx) => {
-    const { context, reads } = await transactionReads(trx);
+    const { context, reads, currency } = await transactionReads(trx);
     const prepared = await prepareBooking(trx, request, { context, reads, lockedAgents: agents, pending: [], pendingEmails: new Set() });
-    const [written] = await writeBookings(trx, [prepared], { sendConfirmation, publicUrl: publicUrl });
+    const [written] = await writeBookings(trx, [prepared], { sendConfirmation, publicUrl: publicUrl, currency });
     return (written as { booking: BookingView }).booking;
   });
 }
@@ -233,12 +268,13 @@ export async function createBulk(
   const requests = elements.filter((element): element is BookingRequest => !(element instanceof AppError));
   const { keys, agents } = await lockKeysOf(db, requests);
   return lockedTransaction(db, keys, async (trx) => {
-    const { context, reads } = await transactionReads(trx);
+    const { context, reads, currency } = await transactionReads(trx);
     await reads.preload(requests.map(probeOf));
     const busy = await bulkBusyReads(trx, requests, reads, context, agents);
     const accepted: { index: number; prepared: PreparedBooking }[] = [];
     const pending: AgentBooking[] = [];
     const pendingEmails = new Set<string>();
+    const pendingCouponUses = new Map<string, number>();
     const rejected: BulkOutcome['failed'] = [];
     for (const [index, element] of elements.entries()) {
       if (element instanceof AppError) {
@@ -246,7 +282,7 @@ export async function createBulk(
         continue;
       }
       try {
-        const prepared = await prepareBooking(trx, element, { context, reads, busy, lockedAgents: agents, pending, pendingEmails });
+        const prepared = await prepareBooking(trx, element, { context, reads, busy, lockedAgents: agents, pending, pendingEmails, pendingCouponUses });
         accepted.push({ index, prepared });
         if (element.status !== 'cancelled') {
           pending.push({
@@ -268,7 +304,7 @@ export async function createBulk(
     const written = await writeBookings(
       trx,
       accepted.map((a) => a.prepared),
-      { sendConfirmation, publicUrl: publicUrl },
+      { sendConfirmation, publicUrl: publicUrl, currency },
     );
     return { created: accepted.map(({ index }, i) => ({ index, ...(written[i] as (typeof written)[number]) })), failed: rejected };
   });
@@ -284,8 +320,9 @@ export async function deleteBooking(db: Db, id: number): Promise<void> {
   await lockedTransaction(db, keys, async (trx) => {
     const booking = await repository.findBooking(trx, id);
     if (!booking) throw notFound('booking_not_found', 'Booking', id);
+    // Its order gives up its money first (refused while money is held), then the rows go.
+    if (booking.order_id !== null) await releaseBookingForDelete(trx, booking.order_id, id, booking.status === 'cancelled', nowIso());
     await repository.deleteBookingRows(trx, id);
-    if (booking.order_id !== null) await closeOrderOfDeletedBooking(trx, booking.order_id, nowIso());
   });
 }
 

@@ -4,7 +4,7 @@ import { AppError, notFound } from '../../core/errors.js';
 import { nowIso } from '../../lib/time.js';
 import { findService, freeCandidate, inZone, serviceWindow, slotContext, startInstant, workingCandidates } from '../availability/index.js';
 import { bookingChanges, mailAbout } from '../mail/index.js';
-import { repriceBooking, setBookingItemData, updateOrder } from '../orders/index.js';
+import { bookingCancelled, repriceBooking, setBookingItemData, updateOrder } from '../orders/index.js';
 import { findCustomerContact } from '../customers/index.js';
 import { getSettings } from '../settings/index.js';
 import { assertEmailFree, updateBookingCustomer, type CustomerChanges } from './customers.js';
@@ -206,6 +206,10 @@ async function applyUpdate(
     if (priceCents !== undefined && priceCents !== booking.price_cents) {
       await repriceBooking(trx, booking.order_id, booking.id, priceCents, nowIso());
     }
+    // Every way a booking is cancelled or brought back (this route, the manage link) takes the one money path.
+    if ((status === 'cancelled') !== (booking.status === 'cancelled')) {
+      await bookingCancelled(trx, booking.order_id, booking.id, status === 'cancelled', nowIso());
+    }
   }
   if (update.meta) {
     await repository.writeMeta(trx, booking.id, update.meta);
@@ -226,6 +230,6 @@ async function applyUpdate(
     });
     await setBookingItemData(trx, booking.order_id, booking.id, itemData, nowIso());
   }
-  if (before) await mailAbout(trx, view, 'booking_change', bookingChanges(before, view));
+  if (before) await mailAbout(trx, view, 'booking_change', (await getSettings(trx)).currency, bookingChanges(before, view));
   return view;
 }

@@ -1,6 +1,7 @@
 import { readableCode } from '../../lib/random.js';
 import { localDateTime } from '../../lib/time.js';
 import { isoOf, type ServiceRow, type Span } from '../availability/index.js';
+import type { AppliedCoupon } from '../coupons/index.js';
 import { newAccessKey } from '../manage-links/index.js';
 import type { NewBookingOrder } from '../orders/index.js';
 import type { NewCustomer } from './customers.js';
@@ -22,7 +23,14 @@ export interface PreparedBooking {
   bufferBeforeMinutes: number;
   bufferAfterMinutes: number;
   priceCents: number;
+  /** The coupon applied to the new order, checked under its lock. */
+  coupon?: AppliedCoupon;
   timezone: string;
+}
+
+/** The new order's total: the price less the coupon's discount (contract §8, nothing else set yet); 0 for a booking created cancelled. */
+export function orderTotalOf(item: PreparedBooking): number {
+  return item.request.status === 'cancelled' ? 0 : item.priceCents - (item.coupon?.discountCents ?? 0);
 }
 
 /** The local fields and UTC instants a booking row stores for a span. */
@@ -79,7 +87,8 @@ export function bookingRow(item: PreparedBooking, customerId: number, orderId: n
   return {
     booking_code: readableCode(),
     status: item.request.status,
-    payment_status: 'not_paid' as const,
+    // A zero-total order is fully paid at once (docs/money.md): its booking is paid.
+    payment_status: orderTotalOf(item) === 0 && item.request.status !== 'cancelled' ? ('paid' as const) : ('not_paid' as const),
     service_id: item.service.id,
     agent_id: item.agent.id,
     location_id: item.location.id,
@@ -163,13 +172,13 @@ export function writtenView({ item, id, row, customer, order }: Written, publicU
         id: order.id,
         confirmation_code: order.confirmation_code,
         customer_comment: null,
-        status: 'open',
+        status: item.request.status === 'cancelled' ? 'cancelled' : 'open',
         fulfillment_status: 'not_fulfilled',
-        payment_status: 'not_paid',
+        payment_status: orderTotalOf(item) === 0 && item.request.status !== 'cancelled' ? 'fully_paid' : 'not_paid',
         source_id: null,
         source_url: null,
-        total_cents: item.priceCents,
-        subtotal_cents: item.priceCents,
+        total_cents: orderTotalOf(item),
+        subtotal_cents: item.request.status === 'cancelled' ? 0 : item.priceCents,
         created_at: order.created_at,
       },
       transactions: [],

@@ -1,2 +1,2 @@
 export { default as couponRoutes } from './routes.js';
-export { applyCoupon, heldCouponDiscount } from './service.js';
+export { applyCoupon, heldCouponDiscount, type AppliedCoupon } from './service.js';

@@ -27,6 +27,8 @@ function withUses(db: Db) {
         .selectFrom('orders')
         .select(eb.fn.countAll<number>().as('n'))
         .whereRef('orders.coupon_id', '=', 'coupons.id')
+        // A cancelled order gives its use back (docs/money.md).
+        .where('orders.status', '<>', 'cancelled')
         .as('usage_count'),
     );
 }
@@ -66,12 +68,13 @@ export async function deleteCoupon(db: Db, id: number): Promise<void> {
   await db.deleteFrom('coupons').where('id', '=', id).execute();
 }
 
-/** Orders other than `exceptOrderId` that have the coupon applied (one use each, contract §3). */
+/** Orders other than `exceptOrderId` that have the coupon applied and are not cancelled (one use each, contract §3). */
 export async function otherUses(db: Db, couponId: number, exceptOrderId: number): Promise<number> {
   const { n } = await db
     .selectFrom('orders')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('coupon_id', '=', couponId)
+    .where('status', '<>', 'cancelled')
     .where('id', '<>', exceptOrderId)
     .executeTakeFirstOrThrow();
   return Number(n);

@@ -110,7 +110,16 @@ export async function updateCoupon(db: Db, site: Site, code: string, body: Coupo
     throw new AppError('invalid_request', 'Nothing to update: send at least one coupon field', { body: 'no updatable field given' });
   }
   checkTerms({ ...coupon, ...changes });
-  await repository.updateCoupon(db, coupon.id, { ...changes, updated_at: nowIso() });
+  // Under the coupon's lock, which an order applying it holds: the uses counted cannot grow meanwhile.
+  await lockedTransaction(db, [couponLock(coupon.code)], async (trx) => {
+    const { usage_count: uses } = await requireCoupon(trx, coupon.code);
+    if (changes.usage_limit !== undefined && changes.usage_limit > 0 && changes.usage_limit < uses) {
+      throw new AppError('validation_failed', `usage_limit cannot be below the ${uses} uses already counted`, {
+        usage_limit: `must be 0 (unlimited) or at least ${uses}, the uses already counted`,
+      });
+    }
+    await repository.updateCoupon(trx, coupon.id, { ...changes, updated_at: nowIso() });
+  });
   return presentCoupon(await requireCoupon(db, coupon.code), (await site()).timezone);
 }
 
@@ -150,13 +159,14 @@ export interface AppliedCoupon {
 export async function applyCoupon(
   trx: Db,
   code: string,
-  order: { id: number; subtotalCents: number; today: string },
+  order: { id: number; subtotalCents: number; today: string; pendingUses?: number },
 ): Promise<AppliedCoupon> {
   const coupon = await repository.findCoupon(trx, code);
   const refuse = (reason: string) =>
     new AppError('validation_failed', `Coupon ${code} cannot be applied: ${reason}`, { coupon_code: reason });
   if (!coupon) throw refuse('no coupon has this code');
-  const otherUses = await repository.otherUses(trx, coupon.id, order.id);
+  // Uses taken by earlier elements of the same bulk request count too.
+  const otherUses = (await repository.otherUses(trx, coupon.id, order.id)) + (order.pendingUses ?? 0);
   const reason = couponRejection(coupon, { today: order.today, subtotalCents: order.subtotalCents, otherUses });
   if (reason !== undefined) throw refuse(reason);
   return { id: coupon.id, code: coupon.code, discountCents: couponDiscountCents(coupon, order.subtotalCents) };

@@ -154,7 +154,7 @@ export const CustomerStats = Type.Object({
   completed_bookings: Type.Integer(),
   cancelled_bookings: Type.Integer(),
   no_show_bookings: Type.Integer(),
-  total_spent: Type.String({ description: 'Succeeded payments on the customer\'s orders, e.g. "45.00"' }),
+  total_spent: Type.String({ description: 'Net paid on the customer\'s orders (succeeded captures − refunds), e.g. "45.00"' }),
   last_booking_date: Type.Union([Type.String(), Type.Null()], {
     description: 'Latest start date before today (site timezone), cancelled bookings excluded',
   }),

@@ -21,7 +21,7 @@ export interface BookingFacts {
 export type BookingMailKind = 'booking_confirmation' | 'booking_change';
 
 /** The mail about a booking to its customer, or undefined for a customer without an email. */
-export function bookingMail(booking: BookingFacts, kind: BookingMailKind, changes: string[] = []): OutgoingMail | undefined {
+export function bookingMail(booking: BookingFacts, kind: BookingMailKind, currency: string, changes: string[] = []): OutgoingMail | undefined {
   const recipient = booking.customer.email;
   // A booking created cancelled (recorded after the fact) confirms nothing to its customer.
   if (!recipient || (kind === 'booking_confirmation' && booking.status === 'cancelled')) return undefined;
@@ -46,6 +46,7 @@ export function bookingMail(booking: BookingFacts, kind: BookingMailKind, change
       end_time: booking.end_time,
       timezone: booking.timezone,
       price: booking.price,
+      currency,
       manage_url: booking.manage_booking_for_customer ?? undefined,
       ...(changes.length > 0 ? { changes } : {}),
     },
@@ -68,8 +69,8 @@ export function bookingChanges(before: BookingFacts, after: BookingFacts): strin
 }
 
 /** Queues the mail about a booking with the caller's transaction (see enqueueMail); false when there is none to send. */
-export async function mailAbout(db: Db, booking: BookingFacts, kind: BookingMailKind, changes: string[] = []): Promise<boolean> {
-  const mail = bookingMail(booking, kind, changes);
+export async function mailAbout(db: Db, booking: BookingFacts, kind: BookingMailKind, currency: string, changes: string[] = []): Promise<boolean> {
+  const mail = bookingMail(booking, kind, currency, changes);
   if (mail) await enqueueMail(db, mail);
   return mail !== undefined;
 }

@@ -32,6 +32,8 @@ export interface MailPayload {
   timezone?: string;
   status?: string;
   price?: string;
+  /** ISO 4217 code of price (the site's currency setting). */
+  currency?: string;
   manage_url?: string;
   changes?: string[];
 }
@@ -55,6 +57,7 @@ const STRING_FIELDS = [
   'timezone',
   'status',
   'price',
+  'currency',
   'manage_url',
 ] as const;
 
@@ -103,7 +106,7 @@ function bookingFacts(p: MailPayload): Body['facts'] {
     ['With', p.agent_name],
     ['Where', p.location_name],
     ['Status', p.status],
-    ['Price', p.price],
+    ['Price', p.price && p.currency ? `${p.price} ${p.currency}` : p.price],
   ];
 }
 

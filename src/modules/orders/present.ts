@@ -1,14 +1,26 @@
 import { centsToNumber, formatCents } from '../../lib/money.js';
 import { localDateTime } from '../../lib/time.js';
+import type { SiteContext } from '../../core/site.js';
+
+/** What presenting money needs of the site: its zone for times, its currency for amounts. */
+export type MoneySite = Pick<SiteContext, 'timezone' | 'currency'>;
+import { balanceDueCents } from './totals.js';
 import type { InvoiceRow, OrderItemRow, OrderRow, TransactionRow } from './repository.js';
 import type { InvoiceView, OrderView, TransactionView } from './schemas.js';
 
-export function presentOrderSummary(row: OrderRow, timezone: string) {
+/** What the ledger holds against the total (docs/money.md). */
+function paidAndDue(row: OrderRow) {
+  return { amount_paid: formatCents(row.amount_paid_cents), balance_due: formatCents(balanceDueCents(row.total_cents, row.amount_paid_cents)) };
+}
+
+export function presentOrderSummary(row: OrderRow, { timezone, currency }: MoneySite) {
   return {
     id: row.id,
     confirmation_code: row.confirmation_code,
     subtotal: formatCents(row.subtotal_cents),
     total: formatCents(row.total_cents),
+    ...paidAndDue(row),
+    currency,
     status: row.status,
     fulfillment_status: row.fulfillment_status,
     payment_status: row.payment_status,
@@ -18,13 +30,15 @@ export function presentOrderSummary(row: OrderRow, timezone: string) {
   };
 }
 
-export function presentOrder(row: OrderRow, items: readonly OrderItemRow[], timezone: string): OrderView {
+export function presentOrder(row: OrderRow, items: readonly OrderItemRow[], { timezone, currency }: MoneySite): OrderView {
   return {
     id: row.id,
     confirmation_code: row.confirmation_code,
     subtotal: formatCents(row.subtotal_cents),
     total: formatCents(row.total_cents),
     tax_total: formatCents(row.tax_total_cents),
+    ...paidAndDue(row),
+    currency,
     discount_total: centsToNumber(row.discount_total_cents),
     coupon_discount: centsToNumber(row.coupon_discount_cents),
     coupon_code: row.coupon_code,
@@ -43,6 +57,7 @@ export function presentOrder(row: OrderRow, items: readonly OrderItemRow[], time
       id: item.id,
       booking_id: item.booking_id,
       variant: item.variant,
+      status: item.status,
       item_data: item.item_data,
       quantity: item.quantity,
       subtotal: formatCents(item.subtotal_cents),
@@ -51,13 +66,14 @@ export function presentOrder(row: OrderRow, items: readonly OrderItemRow[], time
   };
 }
 
-export function presentInvoice(row: InvoiceRow, timezone: string): InvoiceView {
+export function presentInvoice(row: InvoiceRow, { timezone, currency }: MoneySite): InvoiceView {
   return {
     id: row.id,
     order_id: row.order_id,
     invoice_number: row.invoice_number,
     status: row.status,
     charge_amount: formatCents(row.charge_amount_cents),
+    currency,
     payment_portion: row.payment_portion,
     due_at: row.due_at === null ? null : localDateTime(row.due_at, timezone),
     created_at: localDateTime(row.created_at, timezone),
@@ -65,7 +81,7 @@ export function presentInvoice(row: InvoiceRow, timezone: string): InvoiceView {
   };
 }
 
-export function presentTransaction(row: TransactionRow, timezone: string): TransactionView {
+export function presentTransaction(row: TransactionRow, { timezone, currency }: MoneySite): TransactionView {
   return {
     id: row.id,
     order_id: row.order_id,
@@ -77,6 +93,7 @@ export function presentTransaction(row: TransactionRow, timezone: string): Trans
     payment_portion: row.payment_portion,
     kind: row.kind,
     amount: formatCents(row.amount_cents),
+    currency,
     status: row.status,
     token: row.token,
     notes: row.notes,

@@ -4,7 +4,9 @@ import { offsetOf, type PageRequest } from '../../core/pagination.js';
 import { MAX_BULK_BOOKINGS } from '../../core/limits.js';
 import { prepareRowsQuery } from '../../db/prepared.js';
 import type { InvoicesTable, OrderItemsTable, OrdersTable, TransactionsTable } from './table.js';
+import type { LedgerEntry } from './totals.js';
 import { renewAccessKeys } from '../manage-links/index.js';
+import { bumpBusyVersions } from '../availability/index.js';
 
 /** The bookings table's payment_status (the bookings module owns the table; the schema is shared). */
 type BookingPaymentStatus = Database['bookings']['payment_status'];
@@ -63,17 +65,78 @@ export async function repriceBookingItem(db: Db, orderId: number, bookingId: num
     .where('booking_id', '=', bookingId)
     .where('variant', '=', 'booking')
     .execute();
+  return liveItemsSubtotalCents(db, orderId);
+}
+
+/** The sum of the order's live (active) items (docs/money.md): its subtotal. */
+export async function liveItemsSubtotalCents(db: Db, orderId: number): Promise<number> {
   const { subtotal } = await db
     .selectFrom('order_items')
     .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('total_cents'), sql<number>`0`).as('subtotal'))
     .where('order_id', '=', orderId)
+    .where('status', '=', 'active')
     .executeTakeFirstOrThrow();
   return Number(subtotal);
 }
 
-/** The order's invoices not yet settled (open or draft) become void: nothing is to be charged on them. */
+/** How many items the order has, and how many of them are active. */
+export async function itemCounts(db: Db, orderId: number): Promise<{ all: number; active: number }> {
+  const rows = await db
+    .selectFrom('order_items')
+    .select((eb) => ['status', eb.fn.countAll<number | string>().as('n')])
+    .where('order_id', '=', orderId)
+    .groupBy('status')
+    .execute();
+  const count = (status: string) => Number(rows.find((row) => row.status === status)?.n ?? 0);
+  return { all: count('active') + count('cancelled'), active: count('active') };
+}
+
+/** A booking's item cancelled with it, or active again when it comes back. */
+export async function setBookingItemStatus(db: Db, orderId: number, bookingId: number, status: 'active' | 'cancelled', at: string): Promise<void> {
+  await db
+    .updateTable('order_items')
+    .set({ status, updated_at: at })
+    .where('order_id', '=', orderId)
+    .where('booking_id', '=', bookingId)
+    .where('variant', '=', 'booking')
+    .execute();
+}
+
+/** Every item of the order cancelled (the order is). */
+export async function cancelItems(db: Db, orderId: number, at: string): Promise<void> {
+  await db.updateTable('order_items').set({ status: 'cancelled', updated_at: at }).where('order_id', '=', orderId).where('status', '=', 'active').execute();
+}
+
+/** The order's bookings and their agents: whose locks cancelling the order takes. */
+export function orderBookings(db: Db, orderId: number): Promise<{ id: number; agent_id: number; status: string }[]> {
+  return db.selectFrom('bookings').select(['id', 'agent_id', 'status']).where('order_id', '=', orderId).orderBy('id').execute();
+}
+
+/** The order's bookings not yet cancelled become cancelled; their agents' busy times change. */
+export async function cancelOrderBookings(db: Db, orderId: number, at: string): Promise<void> {
+  const cancelled = await db
+    .updateTable('bookings')
+    .set({ status: 'cancelled', updated_at: at })
+    .where('order_id', '=', orderId)
+    .where('status', '<>', 'cancelled')
+    .returning(['agent_id', 'start_at', 'end_at'])
+    .execute();
+  if (cancelled.length > 0) await bumpBusyVersions(db, cancelled);
+}
+
+/** A reopened order's void invoices are to be collected again. */
+export async function reopenVoidInvoices(db: Db, orderId: number, at: string): Promise<void> {
+  await db.updateTable('invoices').set({ status: 'open', updated_at: at }).where('order_id', '=', orderId).where('status', '=', 'void').execute();
+}
+
+/** The order's invoices not yet settled (open, draft, partially paid) become void: nothing is to be charged on them. */
 export async function voidUnsettledInvoices(db: Db, orderId: number, at: string): Promise<void> {
-  await db.updateTable('invoices').set({ status: 'void', updated_at: at }).where('order_id', '=', orderId).where('status', 'in', ['open', 'draft']).execute();
+  await db
+    .updateTable('invoices')
+    .set({ status: 'void', updated_at: at })
+    .where('order_id', '=', orderId)
+    .where('status', 'in', ['open', 'draft', 'partially_paid'])
+    .execute();
 }
 
 export async function orderWithConfirmationCode(db: Db, code: string): Promise<number | undefined> {
@@ -123,8 +186,9 @@ export function findInvoice(db: Db, orderId: number, invoiceId: number): Promise
 }
 
 /**
- * Invoices for the full order that are still to be paid (open or draft) charge the order's
- * total; paid, void and uncollectible ones stay as they were issued.
+ * Invoices still to be paid (open, draft or partially paid) follow a new total: one for the full
+ * order charges it, the remainder after a deposit charges what the deposit leaves of it; paid,
+ * void and uncollectible ones stay as they were issued.
  */
 export async function followTotal(db: Db, orderId: number, totalCents: number, at: string): Promise<void> {
   await db
@@ -132,7 +196,18 @@ export async function followTotal(db: Db, orderId: number, totalCents: number, a
     .set({ charge_amount_cents: totalCents, updated_at: at })
     .where('order_id', '=', orderId)
     .where('payment_portion', '=', 'full')
-    .where('status', 'in', ['open', 'draft'])
+    .where('status', 'in', ['open', 'draft', 'partially_paid'])
+    .execute();
+  const deposits = await db.selectFrom('invoices').select('charge_amount_cents').where('order_id', '=', orderId).where('payment_portion', '=', 'deposit').execute();
+  if (deposits.length === 0) return;
+  // The remainder after a deposit charges what the deposit leaves of the total.
+  const depositCents = deposits.reduce((sum, row) => sum + row.charge_amount_cents, 0);
+  await db
+    .updateTable('invoices')
+    .set({ charge_amount_cents: Math.max(0, totalCents - depositCents), updated_at: at })
+    .where('order_id', '=', orderId)
+    .where('payment_portion', '=', 'remaining')
+    .where('status', 'in', ['open', 'draft', 'partially_paid'])
     .execute();
 }
 
@@ -174,48 +249,55 @@ export async function updateTransaction(db: Db, id: number, values: Updateable<T
   await db.updateTable('transactions').set(values).where('id', '=', id).execute();
 }
 
-/** The sum of the order's succeeded transactions, in cents. */
-export async function succeededCents(db: Db, orderId: number): Promise<number> {
-  const { paid } = await db
+/** The order's transactions summed by kind and status: what the ledger computes from (totals.ts). */
+export async function ledgerEntries(db: Db, orderId: number): Promise<LedgerEntry[]> {
+  const rows = await db
     .selectFrom('transactions')
-    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('amount_cents'), eb.lit(0)).as('paid'))
+    .select((eb) => ['kind', 'status', eb.fn.sum<number | string>('amount_cents').as('cents')])
     .where('order_id', '=', orderId)
-    .where('status', '=', 'succeeded')
-    .executeTakeFirstOrThrow();
-  return Number(paid);
+    .groupBy(['kind', 'status'])
+    .execute();
+  return rows.map((row) => ({ kind: row.kind, status: row.status, amountCents: Number(row.cents) }));
+}
+
+/** All the order's invoices, oldest first: the order in which captures fill them. */
+export function orderInvoices(db: Db, orderId: number): Promise<InvoiceRow[]> {
+  return db.selectFrom('invoices').selectAll().where('order_id', '=', orderId).orderBy('id').execute();
 }
 
 // --- New bookings' orders ----------------------------------------------------------------------
 
 /** An open, unpaid order for one booking's price (contract §8). */
-export function orderRow(confirmationCode: string, customerId: number, priceCents: number, at: string) {
+export function orderRow(row: NewOrderRow) {
   return {
-    confirmation_code: confirmationCode,
-    customer_id: customerId,
-    status: 'open' as const,
-    payment_status: 'not_paid' as const,
+    confirmation_code: row.confirmationCode,
+    customer_id: row.customerId,
+    status: row.status,
+    payment_status: row.paymentStatus,
     fulfillment_status: 'not_fulfilled' as const,
-    subtotal_cents: priceCents,
-    total_cents: priceCents,
+    subtotal_cents: row.subtotalCents,
+    total_cents: row.totalCents,
     tax_total_cents: 0,
     discount_total_cents: 0,
-    coupon_code: null,
-    coupon_discount_cents: 0,
+    coupon_code: row.couponCode,
+    coupon_id: row.couponId,
+    coupon_discount_cents: row.couponDiscountCents,
     customer_comment: null,
     notes: null,
     ip_address: null,
     source_id: null,
     source_url: null,
-    created_at: at,
-    updated_at: at,
+    created_at: row.at,
+    updated_at: row.at,
   };
 }
 
-export function orderItemRow(orderId: number, bookingId: number, itemData: string, priceCents: number, at: string) {
+export function orderItemRow(orderId: number, bookingId: number, itemData: string, priceCents: number, status: 'active' | 'cancelled', at: string) {
   return {
     order_id: orderId,
     booking_id: bookingId,
     variant: 'booking' as const,
+    status,
     item_data: itemData,
     quantity: 1,
     subtotal_cents: priceCents,
@@ -225,55 +307,62 @@ export function orderItemRow(orderId: number, bookingId: number, itemData: strin
   };
 }
 
-export function invoiceRow(orderId: number, invoiceNumber: string, priceCents: number, at: string) {
+export function invoiceRow(row: NewInvoiceRow) {
   return {
-    order_id: orderId,
-    invoice_number: invoiceNumber,
-    status: 'open' as const,
-    charge_amount_cents: priceCents,
-    payment_portion: 'full' as const,
-    due_at: null,
-    created_at: at,
-    updated_at: at,
+    order_id: row.orderId,
+    invoice_number: row.invoiceNumber,
+    status: row.status,
+    charge_amount_cents: row.priceCents,
+    payment_portion: row.portion,
+    due_at: row.dueAt,
+    created_at: row.at,
+    updated_at: row.at,
   };
 }
 
 // Building an insert of this many values costs more than running it: the inserts of new
 // bookings' orders, items and invoices are compiled once per number of bookings a request writes.
 const orderInserts = prepareRowsQuery(
-  { confirmationCode: true, customerId: true, priceCents: true, at: true },
+  { confirmationCode: true, customerId: true, status: true, subtotalCents: true, couponId: true, couponCode: true, couponDiscountCents: true, totalCents: true, paymentStatus: true, at: true },
   MAX_BULK_BOOKINGS,
-  (trx: Db, rows: { confirmationCode: string; customerId: number; priceCents: number; at: string }[]) =>
+  (trx: Db, rows: NewOrderRow[]) =>
     trx
       .insertInto('orders')
-      .values(rows.map((row) => orderRow(row.confirmationCode, row.customerId, row.priceCents, row.at)))
+      .values(rows.map(orderRow))
       .returning(['id', 'confirmation_code']),
 );
 
 const itemInserts = prepareRowsQuery(
-  { orderId: true, bookingId: true, itemData: true, priceCents: true, at: true },
+  { orderId: true, bookingId: true, itemData: true, priceCents: true, status: true, at: true },
   MAX_BULK_BOOKINGS,
-  (trx: Db, rows: { orderId: number; bookingId: number; itemData: string; priceCents: number; at: string }[]) =>
+  (trx: Db, rows: NewItemRow[]) =>
     trx
       .insertInto('order_items')
-      .values(rows.map((row) => orderItemRow(row.orderId, row.bookingId, row.itemData, row.priceCents, row.at)))
+      .values(rows.map((row) => orderItemRow(row.orderId, row.bookingId, row.itemData, row.priceCents, row.status, row.at)))
       .returning(['id', 'order_id']),
 );
 
 const invoiceInserts = prepareRowsQuery(
-  { orderId: true, invoiceNumber: true, priceCents: true, at: true },
-  MAX_BULK_BOOKINGS,
-  (trx: Db, rows: { orderId: number; invoiceNumber: string; priceCents: number; at: string }[]) =>
+  { orderId: true, invoiceNumber: true, priceCents: true, status: true, portion: true, dueAt: true, at: true },
+  // A booking with a deposit has two invoices.
+  2 * MAX_BULK_BOOKINGS,
+  (trx: Db, rows: NewInvoiceRow[]) =>
     trx
       .insertInto('invoices')
-      .values(rows.map((row) => invoiceRow(row.orderId, row.invoiceNumber, row.priceCents, row.at)))
+      .values(rows.map(invoiceRow))
       .returning(['id', 'invoice_number']),
 );
 
 export interface NewOrderRow {
   confirmationCode: string;
   customerId: number;
-  priceCents: number;
+  status: OrdersTable['status'];
+  subtotalCents: number;
+  couponId: number | null;
+  couponCode: string | null;
+  couponDiscountCents: number;
+  totalCents: number;
+  paymentStatus: OrdersTable['payment_status'];
   at: string;
 }
 
@@ -287,6 +376,7 @@ export interface NewItemRow {
   bookingId: number;
   itemData: string;
   priceCents: number;
+  status: 'active' | 'cancelled';
   at: string;
 }
 
@@ -299,6 +389,10 @@ export interface NewInvoiceRow {
   orderId: number;
   invoiceNumber: string;
   priceCents: number;
+  status: InvoicesTable['status'];
+  /** full, or deposit and remaining. */
+  portion: string;
+  dueAt: string | null;
   at: string;
 }
 

@@ -42,8 +42,9 @@ export default async function orderRoutes(app: App): Promise<void> {
       schema: {
         summary: 'Update an order; customer_id transfers it and its bookings, coupon_code applies a coupon',
         description:
-          'total is subtotal − discount_total − coupon_discount + tax_total (a given total must match). A new total moves ' +
-          'payment_status with the succeeded payments and the charge of open or draft invoices for the full order.',
+          'subtotal is the sum of the live items (a given one must match); total is subtotal − discount_total − coupon_discount + tax_total ' +
+          '(a given total must match). A new total moves payment_status with the ledger and the charge of invoices still to be paid. ' +
+          'status cancelled cancels the order’s bookings and closes the order once it holds no money (docs/money.md).',
         tags,
         params: OrderIdParams,
         body: OrderUpdateBody,
@@ -87,11 +88,12 @@ export default async function orderRoutes(app: App): Promise<void> {
     {
       config: { permission: 'orders:write' },
       schema: {
-        summary: 'Update an invoice; status paid records a succeeded transaction for the unpaid balance',
+        summary: 'Update an invoice; status paid records one capture of what it lacks, at most the balance due',
+        description: 'A paid invoice cannot go back; charge_amount may not exceed the order balance (docs/money.md).',
         tags,
         params: InvoiceParams,
         body: InvoiceUpdateBody,
-        response: { 200: envelopeB(Invoice), ...errorResponses([400, 404, ...AUTH_ERRORS]) },
+        response: { 200: envelopeB(Invoice), ...errorResponses([400, 404, 422, ...AUTH_ERRORS]) },
       },
     },
     async (request) => ({

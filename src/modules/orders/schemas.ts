@@ -8,11 +8,22 @@ export const ORDER_PAYMENT_STATUSES = ['not_paid', 'partially_paid', 'fully_paid
 export const FULFILLMENT_STATUSES = ['not_fulfilled', 'partially_fulfilled', 'fulfilled'] as const;
 export const INVOICE_STATUSES = ['open', 'paid', 'partially_paid', 'draft', 'void', 'uncollectible'] as const;
 export const TRANSACTION_STATUSES = ['succeeded', 'processing', 'failed'] as const;
+/** Net paid: succeeded captures − succeeded refunds (docs/money.md). */
+const AmountPaid = Money;
+/** total − amount_paid; negative when money is owed back. */
+const BalanceDue = Money;
+
+/** The site's currency setting: the ISO 4217 code of the amounts beside it. */
+const Currency = Type.String({ description: 'ISO 4217 code of the amounts (the site setting currency)', examples: ['EUR'] });
+
 export const OrderSummary = Type.Object({
   id: Type.Integer(),
   confirmation_code: Type.String(),
   subtotal: Money,
   total: Money,
+  amount_paid: AmountPaid,
+  balance_due: BalanceDue,
+  currency: Currency,
   status: Type.Enum(ORDER_STATUSES),
   fulfillment_status: Type.Enum(FULFILLMENT_STATUSES),
   payment_status: Type.Enum(ORDER_PAYMENT_STATUSES),
@@ -25,6 +36,7 @@ export const OrderItem = Type.Object({
   id: Type.Integer(),
   booking_id: Type.Union([Type.Null(), Type.Integer()]),
   variant: Type.String({ examples: ['booking'] }),
+  status: Type.Union([Type.Literal('active'), Type.Literal('cancelled')], { description: 'cancelled with its booking: it no longer counts in the subtotal' }),
   item_data: Type.String({ description: 'JSON-encoded string' }),
   quantity: Type.Integer(),
   subtotal: Money,
@@ -37,6 +49,9 @@ export const Order = Type.Object({
   subtotal: Money,
   total: Money,
   tax_total: Money,
+  amount_paid: AmountPaid,
+  balance_due: BalanceDue,
+  currency: Currency,
   discount_total: Type.Number(),
   coupon_discount: Type.Number(),
   coupon_code: NullableString,
@@ -100,6 +115,7 @@ export const Invoice = Type.Object({
   invoice_number: Type.String(),
   status: Type.Enum(INVOICE_STATUSES),
   charge_amount: Money,
+  currency: Currency,
   payment_portion: Type.String(),
   due_at: Type.Union([Type.Null(), SiteDateTime]),
   created_at: SiteDateTime,
@@ -128,6 +144,7 @@ export const Transaction = Type.Object({
   payment_portion: Type.String(),
   kind: Type.String(),
   amount: Money,
+  currency: Currency,
   status: Type.Enum(TRANSACTION_STATUSES),
   token: NullableString,
   notes: NullableString,

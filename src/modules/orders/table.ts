@@ -16,6 +16,8 @@ export interface OrdersTable {
   /** The applied coupon while it exists: its uses are counted by this. */
   coupon_id: number | null;
   coupon_discount_cents: number;
+  /** Net paid: succeeded captures − succeeded refunds, written by the ledger (docs/money.md). */
+  amount_paid_cents: Generated<number>;
   customer_comment: string | null;
   notes: string | null;
   ip_address: string | null;
@@ -33,6 +35,8 @@ export interface OrderItemsTable {
   /** JSON-encoded string, returned as is. */
   item_data: string;
   quantity: number;
+  /** Cancelled with its booking: it no longer counts in the order's subtotal (docs/money.md). */
+  status: Generated<'active' | 'cancelled'>;
   subtotal_cents: number;
   total_cents: number;
   created_at: string;

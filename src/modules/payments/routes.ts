@@ -51,7 +51,7 @@ export default async function paymentRoutes(app: App): Promise<void> {
       config: config('payments:write'),
       attachValidation: true,
       schema: {
-        summary: 'Record a payment of an order',
+        summary: 'Record a capture or refund of an order, within the balance due or the net paid (docs/money.md)',
         tags,
         body: PaymentCreateBody,
         response: { 201: PaymentResponse, ...errors([400, 404, 422]) },
@@ -108,7 +108,7 @@ export default async function paymentRoutes(app: App): Promise<void> {
       config: config('payments:write'),
       attachValidation: true,
       schema: {
-        summary: 'Update a payment; amount and status move the order and booking payment_status',
+        summary: 'Update a payment; a succeeded one keeps its amount and kind and may only fail (docs/money.md)',
         tags,
         params: PaymentIdParams,
         body: PaymentUpdateBody,

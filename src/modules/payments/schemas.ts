@@ -17,7 +17,7 @@ export const PaymentCreateBody = Type.Object(
     processor: Type.Optional(Label('manual', 'Payment processor')),
     payment_method: Type.Optional(Label('other', 'Payment method')),
     payment_portion: Type.Optional(Label('full', 'Portion of the order this pays (full, deposit, …)')),
-    kind: Type.Optional(Label('capture', 'Transaction kind')),
+    kind: Type.Optional(Label('capture', 'capture (money in, at most the balance due) or refund (money back, at most the net paid)')),
     status: Type.Optional(Type.Enum(TRANSACTION_STATUSES, { default: 'succeeded' })),
     token: Type.Optional(NullableText(255)),
     notes: Type.Optional(NullableText(2000)),

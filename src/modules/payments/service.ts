@@ -1,13 +1,23 @@
 import type { Db } from '../../db/database.js';
-import { lockedTransaction } from '../../db/transactions.js';
 import { AppError } from '../../core/errors.js';
 import { toCents } from '../../lib/money.js';
 import { nowIso } from '../../lib/time.js';
-import { presentTransaction, syncPaymentStatus, type TransactionView, underOrderLocks } from '../orders/index.js';
+import {
+  countsAsRefund,
+  followLedger,
+  isTransactionKind,
+  presentTransaction,
+  refuseBeyondLedger,
+  refuseNegativeNetPaid,
+  TRANSACTION_KINDS,
+  type TransactionKind,
+  type TransactionView,
+  underOrderLocks,
+} from '../orders/index.js';
 import * as orders from '../orders/index.js';
 import type { Site } from '../../core/site.js';
 import type { PaymentCreateBody, PaymentListQuery, PaymentUpdateBody } from './schemas.js';
-import { customerLock, type LockKey, orderLock } from '../../core/locks.js';
+import { customerLock, type LockKey } from '../../core/locks.js';
 import { pageRequest, pagination } from '../../core/pagination.js';
 
 // Payments answer in error style 2, whose only text is the message: each one says what is wrong.
@@ -17,6 +27,12 @@ function amountCents(amount: number): number {
   const cents = toCents(amount) ?? 0;
   if (cents < 1) throw new AppError('invalid_request', 'Invalid amount: must be at least 0.01');
   return cents;
+}
+
+/** A transaction takes money in (capture) or gives it back (refund); nothing else is a kind. */
+function transactionKind(kind: string): TransactionKind {
+  if (!isTransactionKind(kind)) throw new AppError('validation_failed', `Invalid kind: must be one of ${TRANSACTION_KINDS.join(', ')}`);
+  return kind;
 }
 
 function orderNotFound(id: number): AppError {
@@ -34,7 +50,7 @@ async function requirePayment(db: Db, id: number): Promise<orders.TransactionRow
 }
 
 export async function getPayment(db: Db, site: Site, id: number): Promise<TransactionView> {
-  return presentTransaction(await requirePayment(db, id), (await site()).timezone);
+  return presentTransaction(await requirePayment(db, id), await site());
 }
 
 export async function listPayments(db: Db, site: Site, query: PaymentListQuery) {
@@ -45,13 +61,19 @@ export async function listPayments(db: Db, site: Site, query: PaymentListQuery) 
     page,
     'desc',
   );
-  const { timezone } = await site();
-  return { success: true as const, data: rows.map((row) => presentTransaction(row, timezone)), pagination: pagination(page, total) };
+  const context = await site();
+  return { success: true as const, data: rows.map((row) => presentTransaction(row, context)), pagination: pagination(page, total) };
 }
 
-/** Records a payment of an order and moves the order's and its bookings' payment_status with it. */
+/**
+ * Records a capture or refund of an order within the ledger's limits (docs/money.md), and moves
+ * the order's, its bookings' and its invoices' states with it, under the order's lock: of
+ * simultaneous captures of one balance, exactly one is taken.
+ */
 export async function createPayment(db: Db, site: Site, body: PaymentCreateBody): Promise<TransactionView> {
   const amount = amountCents(body.amount);
+  const kind = transactionKind(body.kind ?? 'capture');
+  const status = body.status ?? 'succeeded';
   const payer: LockKey[] = body.customer_id ? [{ shared: customerLock(body.customer_id) }] : [];
   const id = await underOrderLocks(db, body.order_id, payer, async (trx) => {
     const order = await orders.findOrder(trx, body.order_id);
@@ -60,6 +82,7 @@ export async function createPayment(db: Db, site: Site, body: PaymentCreateBody)
     if (!(await orders.customerExists(trx, customerId))) {
       throw new AppError('invalid_request', `Invalid customer_id: customer ${customerId} does not exist`);
     }
+    if (status === 'succeeded') await refuseBeyondLedger(trx, order, kind, amount);
     const at = nowIso();
     const paymentId = await orders.insertTransaction(trx, {
       order_id: order.id,
@@ -69,16 +92,16 @@ export async function createPayment(db: Db, site: Site, body: PaymentCreateBody)
       processor: body.processor ?? 'manual',
       payment_method: body.payment_method ?? 'other',
       payment_portion: body.payment_portion ?? 'full',
-      kind: body.kind ?? 'capture',
+      kind,
       amount_cents: amount,
-      status: body.status ?? 'succeeded',
+      status,
       token: body.token ?? null,
       notes: body.notes ?? null,
       receipt_number: null,
       created_at: at,
       updated_at: at,
     });
-    await syncPaymentStatus(trx, order.id, at);
+    await followLedger(trx, order.id, at);
     return paymentId;
   });
   return getPayment(db, site, id);
@@ -86,27 +109,59 @@ export async function createPayment(db: Db, site: Site, body: PaymentCreateBody)
 
 const UPDATABLE = ['amount', 'processor', 'payment_method', 'payment_portion', 'kind', 'status', 'token', 'notes', 'receipt_number'];
 
+/**
+ * Updates a payment. What the ledger counted stays counted as it was (docs/money.md): a succeeded
+ * payment keeps its amount and kind and never goes back to processing, though it may fail (it
+ * bounced) and stop counting; a failed one stays failed. One turning succeeded must fit the
+ * ledger's limits like a new one.
+ */
 export async function updatePayment(db: Db, site: Site, id: number, body: PaymentUpdateBody): Promise<TransactionView> {
   if (Object.keys(body).length === 0) throw new AppError('invalid_request', `No fields to update: send at least one of ${UPDATABLE.join(', ')}`);
   const amount = body.amount === undefined ? undefined : amountCents(body.amount);
+  const kind = body.kind === undefined ? undefined : transactionKind(body.kind);
   const { order_id: orderId } = await requirePayment(db, id);
-  await lockedTransaction(db, [orderLock(orderId)], async (trx) => {
-    // Read again under the lock: the payment may have gone since.
-    await requirePayment(trx, id);
+  await underOrderLocks(db, orderId, [], async (trx) => {
+    // Read again under the lock: the payment may have changed since.
+    const payment = await requirePayment(trx, id);
+    const status = body.status ?? payment.status;
+    refuseLedgerRewrite(payment, { amount, kind, status });
+    const newKind: TransactionKind = kind ?? (countsAsRefund(payment.kind) ? 'refund' : 'capture');
+    const newAmount = amount ?? payment.amount_cents;
+    if (payment.status !== 'succeeded' && status === 'succeeded') {
+      const order = await orders.findOrder(trx, orderId);
+      if (!order) throw orderNotFound(orderId);
+      await refuseBeyondLedger(trx, order, newKind, newAmount);
+    }
+    if (payment.status === 'succeeded' && status === 'failed' && newKind === 'capture') await refuseNegativeNetPaid(trx, orderId, newAmount);
     const at = nowIso();
     await orders.updateTransaction(trx, id, {
       ...(amount === undefined ? {} : { amount_cents: amount }),
       ...(body.processor === undefined ? {} : { processor: body.processor }),
       ...(body.payment_method === undefined ? {} : { payment_method: body.payment_method }),
       ...(body.payment_portion === undefined ? {} : { payment_portion: body.payment_portion }),
-      ...(body.kind === undefined ? {} : { kind: body.kind }),
+      ...(kind === undefined ? {} : { kind }),
       ...(body.status === undefined ? {} : { status: body.status }),
       ...(body.token === undefined ? {} : { token: body.token }),
       ...(body.notes === undefined ? {} : { notes: body.notes }),
       ...(body.receipt_number === undefined ? {} : { receipt_number: body.receipt_number }),
       updated_at: at,
     });
-    await syncPaymentStatus(trx, orderId, at);
+    await followLedger(trx, orderId, at);
   });
   return getPayment(db, site, id);
+}
+
+/** The changes the ledger refuses on a payment it has counted, or that failed. */
+function refuseLedgerRewrite(payment: orders.TransactionRow, next: { amount: number | undefined; kind: string | undefined; status: string }): void {
+  if (payment.status === 'failed' && next.status !== 'failed') {
+    throw new AppError('validation_failed', 'Invalid status: a failed payment stays failed; record a new one');
+  }
+  if (payment.status !== 'succeeded') return;
+  if (next.status === 'processing') throw new AppError('validation_failed', 'Invalid status: a succeeded payment never goes back to processing');
+  if (next.amount !== undefined && next.amount !== payment.amount_cents) {
+    throw new AppError('validation_failed', 'Invalid amount: a succeeded payment keeps its amount; correct it with a refund');
+  }
+  if (next.kind !== undefined && next.kind !== payment.kind) {
+    throw new AppError('validation_failed', 'Invalid kind: a succeeded payment keeps its kind');
+  }
 }

@@ -13,6 +13,7 @@ const SettingsData = Type.Object({
   cancel_cutoff_minutes: Type.Integer({ description: 'Until how long before its start a customer may cancel through the manage link (0 to 525600; API keys are not bound)' }),
   reschedule_cutoff_minutes: Type.Integer({ description: 'Until how long before its start a customer may reschedule through the manage link (0 to 525600; API keys are not bound)' }),
   max_advance_days: Type.Integer({ description: 'How many days ahead of now a booking may start, at most (1 to 3660000, which lifts the limit; default 365); a service may set its own' }),
+  currency: Type.String({ description: 'ISO 4217 code of every amount (orders, invoices, payments, mails)', examples: ['EUR'] }),
 });
 
 const SettingsBody = Type.Object(
@@ -23,6 +24,7 @@ const SettingsBody = Type.Object(
     cancel_cutoff_minutes: Type.Optional(Type.Integer()),
     reschedule_cutoff_minutes: Type.Optional(Type.Integer()),
     max_advance_days: Type.Optional(Type.Integer()),
+    currency: Type.Optional(Type.String()),
   },
   { additionalProperties: false },
 );

@@ -19,6 +19,7 @@ export const SETTING_KEYS: readonly SettingKey[] = [
   'max_advance_days',
   'cancel_cutoff_minutes',
   'reschedule_cutoff_minutes',
+  'currency',
 ];
 
 const DEFAULTS: Omit<SiteSettings, 'timezone'> = {
@@ -27,7 +28,11 @@ const DEFAULTS: Omit<SiteSettings, 'timezone'> = {
   max_advance_days: 365,
   cancel_cutoff_minutes: 0,
   reschedule_cutoff_minutes: 0,
+  currency: 'USD',
 };
+
+/** The ISO 4217 codes this runtime knows. */
+const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
 
 export function isSettingKey(key: string): key is SettingKey {
   return (SETTING_KEYS as readonly string[]).includes(key);
@@ -66,6 +71,15 @@ export function parseSetting(key: SettingKey, raw: string | number): string | nu
       return integerIn(key, raw, 0, 525600);
     case 'max_advance_days':
       return integerIn(key, raw, 1, MAX_ADVANCE_DAYS);
+    case 'currency': {
+      const code = String(raw).trim().toUpperCase();
+      if (!CURRENCIES.has(code)) {
+        throw new AppError('validation_failed', `"${String(raw).trim()}" is not an ISO 4217 currency code`, {
+          currency: 'must be an ISO 4217 currency code such as EUR or USD',
+        });
+      }
+      return code;
+    }
   }
 }
 
@@ -90,6 +104,7 @@ function settingsOf(stored: Map<string, string>): SiteSettings {
     cancel_cutoff_minutes: Number(stored.get('cancel_cutoff_minutes') ?? DEFAULTS.cancel_cutoff_minutes),
     reschedule_cutoff_minutes: Number(stored.get('reschedule_cutoff_minutes') ?? DEFAULTS.reschedule_cutoff_minutes),
     max_advance_days: Number(stored.get('max_advance_days') ?? DEFAULTS.max_advance_days),
+    currency: stored.get('currency') ?? DEFAULTS.currency,
   };
 }
 

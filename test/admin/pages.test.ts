@@ -226,6 +226,7 @@ describe.each(DIALECTS)('admin pages (%s)', (dialect) => {
         max_advance_days: MAX_ADVANCE_DAYS,
         cancel_cutoff_minutes: 0,
         reschedule_cutoff_minutes: 0,
+        currency: 'USD',
       });
       const schedule = await readSiteSchedule(t.db);
       expect(schedule.weekly.monday).toEqual([

@@ -230,6 +230,9 @@ async function applyUpdate(
     });
     await setBookingItemData(trx, booking.order_id, booking.id, itemData, nowIso());
   }
-  if (before) await mailAbout(trx, view, 'booking_change', (await getSettings(trx)).currency, bookingChanges(before, view));
+  if (before) {
+    const { currency } = await getSettings(trx);
+    await mailAbout(trx, view, 'booking_change', currency, bookingChanges(before, view, currency));
+  }
   return view;
 }

@@ -54,7 +54,7 @@ export function bookingMail(booking: BookingFacts, kind: BookingMailKind, curren
 }
 
 /** What a change notice lists: each fact the customer sees that differs, as "Time: 09:00–10:00 → 10:00–11:00". */
-export function bookingChanges(before: BookingFacts, after: BookingFacts): string[] {
+export function bookingChanges(before: BookingFacts, after: BookingFacts, currency: string): string[] {
   const facts = (b: BookingFacts): [string, string][] => [
     ['Service', b.service_name],
     ['Date', b.start_date],
@@ -62,7 +62,7 @@ export function bookingChanges(before: BookingFacts, after: BookingFacts): strin
     ['With', b.agent.full_name],
     ['Where', b.location.name],
     ['Status', b.status],
-    ['Price', b.price],
+    ['Price', `${b.price} ${currency}`],
   ];
   const old = new Map(facts(before));
   return facts(after).flatMap(([label, value]) => (old.get(label) === value ? [] : [`${label}: ${old.get(label) ?? ''} → ${value}`]));

@@ -118,6 +118,16 @@ async function closeOrder(trx: Db, orderId: number, at: string): Promise<void> {
   await repository.voidUnsettledInvoices(trx, orderId, at);
 }
 
+/** The order's amounts with a new subtotal: its discounts and tax as they stand, its coupon's discount on the new subtotal. */
+async function amountsWith(trx: Db, order: repository.OrderRow, subtotalCents: number): Promise<OrderAmounts> {
+  return {
+    subtotalCents,
+    discountTotalCents: order.discount_total_cents,
+    couponDiscountCents: await heldCouponDiscount(trx, { couponId: order.coupon_id, discountCents: order.coupon_discount_cents }, subtotalCents),
+    taxTotalCents: order.tax_total_cents,
+  };
+}
+
 /**
  * The order's amounts after its items changed: the subtotal of its active items, the held
  * coupon's discount on it and the total; the full invoices still to be paid follow. Where
@@ -127,12 +137,7 @@ async function closeOrder(trx: Db, orderId: number, at: string): Promise<void> {
 async function followItems(trx: Db, orderId: number, at: string): Promise<void> {
   const order = await requireOrder(trx, orderId);
   const subtotalCents = await repository.liveItemsSubtotalCents(trx, orderId);
-  const amounts: OrderAmounts = {
-    subtotalCents,
-    discountTotalCents: order.discount_total_cents,
-    couponDiscountCents: await heldCouponDiscount(trx, { couponId: order.coupon_id, discountCents: order.coupon_discount_cents }, subtotalCents),
-    taxTotalCents: order.tax_total_cents,
-  };
+  const amounts = await amountsWith(trx, order, subtotalCents);
   const computed = orderTotalCents(amounts);
   if (computed < 0) amounts.discountTotalCents = Math.max(0, amounts.discountTotalCents + computed);
   const total = Math.max(0, orderTotalCents(amounts));
@@ -390,12 +395,7 @@ async function applyOrderUpdate(trx: Db, id: number, body: OrderUpdateBody, time
 export async function repriceBooking(trx: Db, orderId: number, bookingId: number, priceCents: number, at: string): Promise<void> {
   const order = await requireOrder(trx, orderId);
   const subtotalCents = await repository.repriceBookingItem(trx, orderId, bookingId, priceCents, at);
-  const amounts: OrderAmounts = {
-    subtotalCents,
-    discountTotalCents: order.discount_total_cents,
-    couponDiscountCents: await heldCouponDiscount(trx, { couponId: order.coupon_id, discountCents: order.coupon_discount_cents }, subtotalCents),
-    taxTotalCents: order.tax_total_cents,
-  };
+  const amounts = await amountsWith(trx, order, subtotalCents);
   const total = orderTotalCents(amounts);
   refuseNegativeTotal(total, 'price');
   await repository.updateOrder(trx, orderId, {

@@ -57,14 +57,16 @@ export interface ServiceRow {
   deposit_amount_cents: number;
 }
 
+const SERVICE_COLUMNS = ['id', 'name', 'duration', 'capacity_max', 'status', 'price_min_cents', 'charge_amount_cents', 'buffer_before', 'buffer_after', 'min_notice_minutes', 'max_advance_days', 'deposit_amount_cents'] as const;
+
+// Every availability request and booking write reads its service: prepared, it skips Kysely's
+// building and compiling, and on SQLite its executor.
+const liveService = prepareQuery((db: Db, id: number) => db.selectFrom('services').select(SERVICE_COLUMNS).where('id', '=', id).where('deleted_at', 'is', null));
+const anyService = prepareQuery((db: Db, id: number) => db.selectFrom('services').select(SERVICE_COLUMNS).where('id', '=', id));
+
 /** A service; a deleted one (kept for the bookings that name it) only when asked for. */
 export function findService(db: Db, id: number, options: { includeDeleted?: boolean } = {}): Promise<ServiceRow | undefined> {
-  let query = db
-    .selectFrom('services')
-    .select(['id', 'name', 'duration', 'capacity_max', 'status', 'price_min_cents', 'charge_amount_cents', 'buffer_before', 'buffer_after', 'min_notice_minutes', 'max_advance_days', 'deposit_amount_cents'])
-    .where('id', '=', id);
-  if (!options.includeDeleted) query = query.where('deleted_at', 'is', null);
-  return query.executeTakeFirst();
+  return (options.includeDeleted ? anyService : liveService).executeTakeFirst(db, id);
 }
 
 export interface AgentRow {
@@ -106,19 +108,35 @@ export function hasDefaultLocation() {
     or (not exists (select 1 from agent_locations tied where tied.agent_id = a.id) and exists (select 1 from locations site where site.status = 'active')))`;
 }
 
-/**
- * The agents connected to a service (all of them, or those among `agentIds`), by id; with
- * `withoutLocation`, only those a booking that names no location can take place with.
- */
-export function connectedAgents(db: Db, serviceId: number, agentIds?: readonly number[], withoutLocation = false): Promise<VersionedConnectionRow[]> {
-  let query = db
+function connectedQuery(db: Db, serviceId: number) {
+  return db
     .selectFrom('agent_services as c')
     .innerJoin('agents as a', 'a.id', 'c.agent_id')
     .leftJoin('agent_busy_versions as v', 'v.agent_id', 'a.id')
     .select(['a.id', 'a.status', 'a.schedule', 'c.custom_duration', 'c.custom_price_cents', 'c.custom_hours', 'c.buffer_before', 'c.buffer_after'])
     .select((eb) => eb.fn.coalesce('v.version', sql.lit(0)).as('busy_version'))
     .where('c.service_id', '=', serviceId);
-  if (agentIds) query = query.where('a.id', 'in', agentIds.length > 0 ? [...agentIds] : [0]);
+}
+
+// The shapes every availability request and booking write asks for: all of a service's agents,
+// or one of them, with or without a location. Prepared, they skip Kysely's building and
+// compiling (a fifth of an availability request's time), and on SQLite its executor.
+const allConnected = prepareQuery((db: Db, serviceId: number) => connectedQuery(db, serviceId).orderBy('a.id'));
+const allConnectedWithoutLocation = prepareQuery((db: Db, serviceId: number) => connectedQuery(db, serviceId).where(hasDefaultLocation()).orderBy('a.id'));
+const oneConnected = prepareQuery((db: Db, serviceId: number, agentId: number) => connectedQuery(db, serviceId).where('a.id', '=', agentId));
+const oneConnectedWithoutLocation = prepareQuery((db: Db, serviceId: number, agentId: number) =>
+  connectedQuery(db, serviceId).where('a.id', '=', agentId).where(hasDefaultLocation()),
+);
+
+/**
+ * The agents connected to a service (all of them, or those among `agentIds`), by id; with
+ * `withoutLocation`, only those a booking that names no location can take place with.
+ */
+export function connectedAgents(db: Db, serviceId: number, agentIds?: readonly number[], withoutLocation = false): Promise<VersionedConnectionRow[]> {
+  if (agentIds === undefined) return (withoutLocation ? allConnectedWithoutLocation : allConnected).execute(db, serviceId);
+  const [only] = agentIds;
+  if (agentIds.length === 1 && only !== undefined) return (withoutLocation ? oneConnectedWithoutLocation : oneConnected).execute(db, serviceId, only);
+  let query = connectedQuery(db, serviceId).where('a.id', 'in', agentIds.length > 0 ? [...agentIds] : [0]);
   if (withoutLocation) query = query.where(hasDefaultLocation());
   return query.orderBy('a.id').execute();
 }

@@ -295,6 +295,8 @@ export async function insertBookings(
           start_at: local.toUTC().toISO()!,
           end_at: end.toUTC().toISO()!,
           duration: 30,
+          buffer_before: 0,
+          buffer_after: 0,
           price_cents: PRICE_CENTS,
           notes: null,
           customer_comment: null,

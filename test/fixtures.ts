@@ -147,6 +147,6 @@ export async function insertBooking(
     updated_at: AT,
     ...row,
   });
-  await bumpBusyVersions(db, [row]);
+  await bumpBusyVersions(db, [{ ...row, buffer_before: row.buffer_before ?? 0, buffer_after: row.buffer_after ?? 0 }]);
   return id;
 }

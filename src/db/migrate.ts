@@ -16,6 +16,7 @@ import * as agentLongestBooking from './migrations/0014_agent_longest_booking.js
 import * as orderCouponId from './migrations/0015_order_coupon_id.js';
 import * as schedulingRules from './migrations/0016_scheduling_rules.js';
 import * as money from './migrations/0018_money.js';
+import * as agentWidestBuffer from './migrations/0019_agent_widest_buffer.js';
 
 type DialectMigration = { up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void> };
 
@@ -37,6 +38,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0015_order_coupon_id': orderCouponId,
   '0016_scheduling_rules': schedulingRules,
   '0018_money': money,
+  '0019_agent_widest_buffer': agentWidestBuffer,
 };
 
 class InCodeProvider implements MigrationProvider {

@@ -32,7 +32,7 @@ describe.each(DIALECTS)('busy-time versions and the busy-time cache (%s)', (dial
       expect([await versionOf(site, site.agentId), await versionOf(site, other)]).toEqual([2, 2]);
       await deleteBookingRows(t.db, id);
       expect([await versionOf(site, site.agentId), await versionOf(site, other)]).toEqual([2, 3]);
-      const span = { start_at: '2030-01-07T09:00:00.000Z', end_at: '2030-01-07T10:00:00.000Z' };
+      const span = { start_at: '2030-01-07T09:00:00.000Z', end_at: '2030-01-07T10:00:00.000Z', buffer_before: 0, buffer_after: 0 };
       await bumpBusyVersions(t.db, [{ agent_id: other, ...span }, { agent_id: other, ...span }, { agent_id: site.agentId, ...span }]);
       expect([await versionOf(site, site.agentId), await versionOf(site, other)]).toEqual([3, 4]);
     });

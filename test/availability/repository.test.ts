@@ -2,7 +2,8 @@ import { CompiledQuery, sql, type Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/database.js';
 import { recordLongestBookings } from '../../src/db/migrations/0014_agent_longest_booking.js';
-import { busyBookings, busyBookingsOfAgent, busyBookingsOfRanges, busyBookingsQuery, lookbackOf } from '../../src/modules/availability/repository.js';
+import { recordWidestBuffers } from '../../src/db/migrations/0019_agent_widest_buffer.js';
+import { BUFFER_REACH_MS, boundsOf, busyBookings, busyBookingsOfAgent, busyBookingsOfRanges, busyBookingsQuery } from '../../src/modules/availability/repository.js';
 import { probeReferences } from '../../src/modules/bookings/references.js';
 import { deleteBookingRows, updateBookingRow } from '../../src/modules/bookings/repository.js';
 import { insertAgent, insertBooking, insertCustomer, insertLocation, insertService } from '../fixtures.js';
@@ -36,7 +37,7 @@ describe.each(DIALECTS)('bookings near a range (%s)', (dialect) => {
     await insertBooking(t.db, r, span('2030-01-08T04:00:00.000Z', 1));
     await insertBooking(t.db, { ...r, agentId: other }, span('2030-01-07T12:00:00.000Z', 1));
     const range = { start: Date.parse('2030-01-07T00:00:00.000Z'), end: Date.parse('2030-01-08T00:00:00.000Z') };
-    const found = await busyBookings(t.db, [r.agentId], range, excluded);
+    const found = await busyBookings(t.db, [r.agentId], range, { excludeId: excluded });
     expect(found.map((b) => b.id)).toEqual([long, before, inside, after]);
     expect(found[0]).toMatchObject({ agentId: r.agentId, serviceId: r.serviceId, start: Date.parse('2030-01-06T14:00:00.000Z') });
     expect(found[3]).toMatchObject({ bufferBefore: 60 * 60_000, bufferAfter: 0, seats: 2 });
@@ -69,9 +70,9 @@ describe.each(DIALECTS)('how far back a check under an agent’s lock reads (%s)
     (await t.db.selectFrom('agent_busy_versions').select('longest_booking_ms').where('agent_id', '=', agentId).executeTakeFirst())?.longest_booking_ms;
   const halfHourAt = (iso: string) => ({ start: Date.parse(iso), end: Date.parse(iso) + H / 2 });
   // As a create reads it: with the agent's other facts, in its transaction.
-  const lookbackRead = async (agentId: number) => {
+  const boundsRead = async (agentId: number, ownBufferMs = 0) => {
     const [found] = await probeReferences(t.db, [{ serviceId: null, agentId, locationId: null, customerId: null, emailLower: null }]);
-    return lookbackOf(found?.agent?.longest_booking_ms ?? null);
+    return boundsOf(found?.agent, ownBufferMs);
   };
 
   it('as far as the agent’s longest booking: one that began hours before the range is found', async () => {
@@ -80,10 +81,10 @@ describe.each(DIALECTS)('how far back a check under an agent’s lock reads (%s)
     const long = await insertBooking(t.db, r, span('2030-01-07T06:00:00.000Z', 10));
     expect(await longestOf(r.agentId)).toBe(10 * H);
     const range = halfHourAt('2030-01-07T15:00:00.000Z');
-    expect(await lookbackRead(r.agentId)).toBe(10 * H);
-    expect((await busyBookingsOfAgent(t.db, r.agentId, range, await lookbackRead(r.agentId))).map((b) => b.id)).toEqual([long]);
+    expect(await boundsRead(r.agentId)).toEqual({ lookbackMs: 10 * H, reachMs: 0 });
+    expect((await busyBookingsOfAgent(t.db, r.agentId, range, await boundsRead(r.agentId))).map((b) => b.id)).toEqual([long]);
     expect((await busyBookings(t.db, [r.agentId], range)).map((b) => b.id)).toEqual([long]);
-    expect((await busyBookingsOfRanges(t.db, [{ agentId: r.agentId, range }], await lookbackRead(r.agentId))).map((b) => b.id)).toEqual([long]);
+    expect((await busyBookingsOfRanges(t.db, [{ agentId: r.agentId, range }], await boundsRead(r.agentId))).map((b) => b.id)).toEqual([long]);
   });
 
   it('raised by every write that lengthens a booking, never lowered', async () => {
@@ -107,8 +108,56 @@ describe.each(DIALECTS)('how far back a check under an agent’s lock reads (%s)
     const long = await insertBooking(t.db, r, span('2030-01-07T02:00:00.000Z', 20));
     await t.db.deleteFrom('agent_busy_versions').where('agent_id', '=', r.agentId).execute();
     const range = halfHourAt('2030-01-07T21:00:00.000Z');
-    expect((await busyBookingsOfAgent(t.db, r.agentId, range, await lookbackRead(r.agentId))).map((b) => b.id)).toEqual([long]);
+    expect((await busyBookingsOfAgent(t.db, r.agentId, range, await boundsRead(r.agentId))).map((b) => b.id)).toEqual([long]);
     expect((await busyBookings(t.db, [r.agentId], range)).map((b) => b.id)).toEqual([long]);
+  });
+
+  const widestOf = async (agentId: number) =>
+    (await t.db.selectFrom('agent_busy_versions').select('widest_buffer_ms').where('agent_id', '=', agentId).executeTakeFirst())?.widest_buffer_ms;
+
+  it('out to the widest buffer of the agent’s bookings or of the span checked, whichever is wider', async () => {
+    const r = await refs(t.db);
+    // Ends 09:00 and keeps 90 minutes after it; the other keeps none and ends 10:00.
+    const buffered = await insertBooking(t.db, r, { ...span('2030-01-07T08:00:00.000Z', 1), buffer_after: 90 });
+    const plain = await insertBooking(t.db, r, span('2030-01-07T09:00:00.000Z', 1));
+    expect(await widestOf(r.agentId)).toBe(90 * 60_000);
+    const range = halfHourAt('2030-01-07T10:15:00.000Z');
+    expect(await boundsRead(r.agentId)).toEqual({ lookbackMs: H, reachMs: 90 * 60_000 });
+    // 10:15 lies inside the first booking's buffer (to 10:30): both are read, from its own reach.
+    const read = await busyBookingsOfAgent(t.db, r.agentId, range, await boundsRead(r.agentId));
+    expect(read.map((b) => b.id)).toEqual([buffered, plain]);
+    // Without buffers anywhere, only what touches the span is read; a span's own buffer widens it.
+    const other = await insertAgent(t.db);
+    const near = await insertBooking(t.db, { ...r, agentId: other }, span('2030-01-07T09:00:00.000Z', 1));
+    expect(await busyBookingsOfAgent(t.db, other, range, await boundsRead(other))).toEqual([]);
+    expect((await busyBookingsOfAgent(t.db, other, range, await boundsRead(other, 30 * 60_000))).map((b) => b.id)).toEqual([near]);
+    expect((await busyBookingsOfRanges(t.db, [{ agentId: other, range }], await boundsRead(other, 30 * 60_000))).map((b) => b.id)).toEqual([near]);
+    // Unknown own buffers (a slot search) read as far as any buffer may reach.
+    expect((await busyBookings(t.db, [other], range)).map((b) => b.id)).toEqual([near]);
+  });
+
+  it('the widest buffer is raised by every write that widens one, never lowered, and is the widest allowed without a row', async () => {
+    const r = await refs(t.db);
+    const id = await insertBooking(t.db, r, { ...span('2030-01-07T10:00:00.000Z', 1), buffer_before: 15 });
+    expect(await widestOf(r.agentId)).toBe(15 * 60_000);
+    await updateBookingRow(t.db, id, { buffer_after: 45 });
+    expect(await widestOf(r.agentId)).toBe(45 * 60_000);
+    await updateBookingRow(t.db, id, { buffer_before: 0, buffer_after: 0 });
+    await deleteBookingRows(t.db, id);
+    expect(await widestOf(r.agentId)).toBe(45 * 60_000);
+    await t.db.deleteFrom('agent_busy_versions').where('agent_id', '=', r.agentId).execute();
+    expect((await boundsRead(r.agentId)).reachMs).toBe(BUFFER_REACH_MS);
+  });
+
+  it('migration 0019 records each agent’s widest buffer from the bookings already written', async () => {
+    const r = await refs(t.db);
+    const other = await insertAgent(t.db);
+    await insertBooking(t.db, r, { ...span('2030-01-07T02:00:00.000Z', 1), buffer_before: 20 });
+    await insertBooking(t.db, r, { ...span('2030-01-08T02:00:00.000Z', 1), buffer_after: 50 });
+    await insertBooking(t.db, { ...r, agentId: other }, span('2030-01-07T02:00:00.000Z', 4));
+    await t.db.updateTable('agent_busy_versions').set({ widest_buffer_ms: 0 }).where('agent_id', 'in', [r.agentId, other]).execute();
+    await recordWidestBuffers(t.db as unknown as Kysely<unknown>);
+    expect([await widestOf(r.agentId), await widestOf(other)]).toEqual([50 * 60_000, 0]);
   });
 
   it('migration 0014 records each agent’s longest booking from the bookings already written', async () => {

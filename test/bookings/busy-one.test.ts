@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { busyBookings, busyBookingsOfAgent, longestBookingMs } from '../../src/modules/availability/repository.js';
+import { BUFFER_REACH_MS, busyBookings, busyBookingsOfAgent, busyBoundsOf } from '../../src/modules/availability/repository.js';
 import { insertAgent, insertBooking, insertCustomer, insertLocation, insertService } from '../fixtures.js';
 import { DIALECTS, useTestApp } from '../helper.js';
 
@@ -24,7 +24,7 @@ describe.each(DIALECTS)('busy bookings of one agent (%s)', (dialect) => {
     const counts: number[] = [];
     for (const range of ranges) {
       const expected = await busyBookings(t.db, [agentId], range);
-      expect(await busyBookingsOfAgent(t.db, agentId, range, await longestBookingMs(t.db, [agentId]))).toEqual(expected);
+      expect(await busyBookingsOfAgent(t.db, agentId, range, await busyBoundsOf(t.db, [agentId], BUFFER_REACH_MS))).toEqual(expected);
       counts.push(expected.length);
     }
     // Each range reads the bookings within buffer reach (240 minutes) of it.

@@ -35,7 +35,7 @@ describe.each(DIALECTS)("the customer's manage page: cancel, reschedule, cut-off
 
   /** Moves the booking, as stored, to start `minutes` from now: the clock cannot be moved, the booking can. */
   async function startsIn(id: number, minutes: number): Promise<void> {
-    const before = await t.db.selectFrom('bookings').select(['agent_id', 'start_at', 'end_at']).where('id', '=', id).executeTakeFirstOrThrow();
+    const before = await t.db.selectFrom('bookings').select(['agent_id', 'start_at', 'end_at', 'buffer_before', 'buffer_after']).where('id', '=', id).executeTakeFirstOrThrow();
     const start = Date.now() + minutes * MINUTE_MS;
     const [startAt, endAt] = [new Date(start).toISOString(), new Date(start + 60 * MINUTE_MS).toISOString()];
     await t.db
@@ -43,7 +43,7 @@ describe.each(DIALECTS)("the customer's manage page: cancel, reschedule, cut-off
       .set({ start_at: startAt, end_at: endAt, start_date: startAt.slice(0, 10), start_time: startAt.slice(11, 16), end_date: endAt.slice(0, 10), end_time: endAt.slice(11, 16) })
       .where('id', '=', id)
       .execute();
-    await bumpBusyVersions(t.db, [before, { agent_id: before.agent_id, start_at: startAt, end_at: endAt }]);
+    await bumpBusyVersions(t.db, [before, { ...before, start_at: startAt, end_at: endAt }]);
   }
 
   const setCutoffs = async (cancel: number, reschedule: number) =>

@@ -7,14 +7,16 @@ import {
   busyBookings,
   busyBookingsOfAgent,
   busyBookingsOfRanges,
+  boundsOf,
   isBusyWithin,
   LAST_STORABLE_INSTANT,
-  lookbackOf,
+  widerBounds,
   type AgentBooking,
+  type BusyBounds,
   type ConnectionRow,
   type ServiceRow,
 } from './repository.js';
-import { candidateOf, suggestedStarts } from './service.js';
+import { buffersOf, candidateOf, suggestedStarts } from './service.js';
 
 const MINUTE_MS = 60_000;
 
@@ -24,8 +26,8 @@ const MINUTE_MS = 60_000;
  */
 export interface AgentReads {
   service(id: number): Promise<ServiceRow | undefined>;
-  /** The agent with its longest booking, which bounds how far back a check of it looks. */
-  agent(id: number): Promise<{ longest_booking_ms: number | null } | undefined>;
+  /** The agent with its longest booking and widest buffer, which bound how far around a check of it looks. */
+  agent(id: number): Promise<{ longest_booking_ms: number | null; widest_buffer_ms: number | null } | undefined>;
   connection(serviceId: number, agentId: number): Promise<ConnectionRow | undefined>;
   worksAt(locationId: number, agentId: number): Promise<boolean>;
   /** Every agent connected to the service, by id (with whether each works at the location, when given). */
@@ -45,7 +47,7 @@ export interface RequestedBooking {
 }
 
 /** The bookings occupying the agents' time in a range, as busyBookings reads them. */
-export type BusyReads = (agentIds: readonly number[], range: Span) => Promise<AgentBooking[]>;
+export type BusyReads = (agentIds: readonly number[], range: Span, ownBufferMs: number) => Promise<AgentBooking[]>;
 
 export interface ChoiceOptions {
   context: SlotContext;
@@ -141,21 +143,27 @@ export function workingCandidates(candidates: readonly Candidate[], date: string
   );
 }
 
-/** How far back a check of these agents looks: to the longest booking of any of them, as this transaction read it with the agents. */
-async function lookbackOfAgents(reads: AgentReads, agentIds: Iterable<number>): Promise<number> {
-  let lookback = 0;
-  for (const agentId of agentIds) lookback = Math.max(lookback, lookbackOf((await reads.agent(agentId))?.longest_booking_ms ?? null));
-  return lookback;
+/**
+ * How far around a span keeping `ownBufferMs` free a check of these agents reads: back to the
+ * longest booking of any of them, and out to the widest buffer of theirs or the span's, as this
+ * transaction read them with the agents.
+ */
+async function boundsOfAgents(reads: AgentReads, agentIds: Iterable<number>, ownBufferMs: number): Promise<BusyBounds> {
+  let bounds = boundsOf({ longest_booking_ms: 0, widest_buffer_ms: 0 }, ownBufferMs);
+  for (const agentId of agentIds) bounds = widerBounds(bounds, boundsOf(await reads.agent(agentId), ownBufferMs));
+  return bounds;
 }
 
-/**
- * The agents' busy bookings, looking back as far as the longest booking of any of them, as this
- * transaction read it with the agents' other facts.
- */
-async function busyOfAgents(db: Db, agentIds: readonly number[], range: Span, reads: AgentReads): Promise<AgentBooking[]> {
-  const lookback = await lookbackOfAgents(reads, agentIds);
+/** The widest buffer any of these candidates keeps around a booking, in ms. */
+function widestOwnBuffer(candidates: readonly { bufferBeforeMinutes: number; bufferAfterMinutes: number }[]): number {
+  return Math.max(0, ...candidates.map((c) => Math.max(c.bufferBeforeMinutes, c.bufferAfterMinutes))) * MINUTE_MS;
+}
+
+/** The agents' busy bookings within the bounds of the agents, as this transaction read them with their other facts. */
+async function busyOfAgents(db: Db, agentIds: readonly number[], range: Span, reads: AgentReads, ownBufferMs: number): Promise<AgentBooking[]> {
+  const bounds = await boundsOfAgents(reads, agentIds, ownBufferMs);
   const [only] = agentIds;
-  return only !== undefined && agentIds.length === 1 ? busyBookingsOfAgent(db, only, range, lookback) : busyBookings(db, agentIds, range, undefined, lookback);
+  return only !== undefined && agentIds.length === 1 ? busyBookingsOfAgent(db, only, range, bounds) : busyBookings(db, agentIds, range, { bounds });
 }
 
 /**
@@ -176,11 +184,12 @@ export async function freeCandidate(
   const day = daySpan(requested.date, options.context.timezone);
   const range = busyRangeFor(working, day, start);
   const agentIds = working.map((c) => c.agentId);
+  const ownBufferMs = widestOwnBuffer(working);
   const stored = options.busy
-    ? options.busy(agentIds, range)
+    ? options.busy(agentIds, range, ownBufferMs)
     : excludeBookingId === undefined && options.reads
-      ? busyOfAgents(db, agentIds, range, options.reads)
-      : busyBookings(db, agentIds, range, excludeBookingId);
+      ? busyOfAgents(db, agentIds, range, options.reads, ownBufferMs)
+      : busyBookings(db, agentIds, range, { excludeId: excludeBookingId, ownBufferMs });
   const bookings = [
     ...(await stored),
     ...options.pending.filter((b) => agentIds.includes(b.agentId)),
@@ -253,6 +262,7 @@ export async function bulkBusyReads(
   locked: ReadonlySet<number>,
 ): Promise<BusyReads> {
   const wanted = new Map<number, Span[]>();
+  let ownBufferMs = 0;
   for (const request of requests) {
     const start = localInstant(request.startDate, request.startTime, context.timezone);
     const service = await reads.service(request.serviceId);
@@ -261,17 +271,21 @@ export async function bulkBusyReads(
     const durations: { durationMinutes: number }[] = [];
     for (const agentId of agentIds) {
       const connection = await reads.connection(service.id, agentId);
-      if (connection) durations.push({ durationMinutes: request.duration ?? connection.custom_duration ?? service.duration });
+      if (!connection) continue;
+      durations.push({ durationMinutes: request.duration ?? connection.custom_duration ?? service.duration });
+      ownBufferMs = Math.max(ownBufferMs, widestOwnBuffer([buffersOf(connection, service)]));
     }
     if (durations.length === 0) continue;
     const range = busyRangeFor(durations, daySpan(request.startDate, context.timezone), start);
     for (const agentId of agentIds) wanted.set(agentId, [...(wanted.get(agentId) ?? []), range]);
   }
   const read = [...wanted].flatMap(([agentId, ranges]) => mergeSpans(ranges).map((range) => ({ agentId, range })));
-  const bookings = await busyBookingsOfRanges(db, read, await lookbackOfAgents(reads, wanted.keys()));
-  return async (agentIds, range) => {
-    const covered = agentIds.every((id) => read.some((r) => r.agentId === id && r.range.start <= range.start && range.end <= r.range.end));
-    if (!covered) return busyBookings(db, agentIds, range);
-    return bookings.filter((b) => agentIds.includes(b.agentId) && isBusyWithin(b, range));
+  const bounds = await boundsOfAgents(reads, wanted.keys(), ownBufferMs);
+  const bookings = await busyBookingsOfRanges(db, read, bounds);
+  return async (agentIds, range, ownBuffer) => {
+    const covered =
+      ownBuffer <= bounds.reachMs && agentIds.every((id) => read.some((r) => r.agentId === id && r.range.start <= range.start && range.end <= r.range.end));
+    if (!covered) return busyBookings(db, agentIds, range, { ownBufferMs: ownBuffer });
+    return bookings.filter((b) => agentIds.includes(b.agentId) && isBusyWithin(b, range, bounds.reachMs));
   };
 }

@@ -1,5 +1,5 @@
-import { sql, type SqlBool } from 'kysely';
-import type { Db } from '../../db/database.js';
+import { sql, type ExpressionBuilder, type OnConflictDatabase, type OnConflictTables, type SqlBool } from 'kysely';
+import type { Database, Db } from '../../db/database.js';
 import { prepareRowsQuery, prepareQuery } from '../../db/prepared.js';
 import type { BusyBooking, Span } from './engine.js';
 import { MAX_BUFFER_MINUTES, MAX_BULK_BOOKINGS } from '../../core/limits.js';
@@ -15,13 +15,41 @@ export const LONGEST_BOOKING_MS = 26 * 3_600_000;
 
 /**
  * How far beyond a span the bookings that decide whether it is free may lie: a booking's
- * buffers, or the span's own, may keep them apart by up to the longest buffer.
+ * buffers, or the span's own, may keep them apart by up to the widest buffer allowed (buffers
+ * may overlap each other, so never by the two together).
  */
 export const BUFFER_REACH_MS = MAX_BUFFER_MINUTES * 60_000;
 
+/** How far around an asked range a read of agents' bookings goes. */
+export interface BusyBounds {
+  /** Before the range's reach, how far back a booking reaching into it may start (lookbackOf). */
+  lookbackMs: number;
+  /** Either side of the range: the widest buffer of the agents' bookings or of the span checked. */
+  reachMs: number;
+}
+
+/** The bounds that hold whatever the agents' bookings: the longest booking and widest buffer allowed. */
+export const WIDEST_BOUNDS: BusyBounds = { lookbackMs: LONGEST_BOOKING_MS, reachMs: BUFFER_REACH_MS };
+
+/**
+ * The bounds of a check of an agent whose busy-time row says this (undefined: no row, so the
+ * widest), for a span keeping `ownBufferMs` free on either side.
+ */
+export function boundsOf(row: { longest_booking_ms: number | null; widest_buffer_ms: number | null } | undefined, ownBufferMs: number): BusyBounds {
+  return {
+    lookbackMs: lookbackOf(row?.longest_booking_ms ?? null),
+    reachMs: Math.max(ownBufferMs, row?.widest_buffer_ms ?? BUFFER_REACH_MS),
+  };
+}
+
+/** The bounds that cover both. */
+export function widerBounds(a: BusyBounds, b: BusyBounds): BusyBounds {
+  return { lookbackMs: Math.max(a.lookbackMs, b.lookbackMs), reachMs: Math.max(a.reachMs, b.reachMs) };
+}
+
 /** The range whose bookings may keep some part of `range` from being booked, buffers counted. */
-export function reachOf(range: Span): Span {
-  return { start: range.start - BUFFER_REACH_MS, end: range.end + BUFFER_REACH_MS };
+export function reachOf(range: Span, reachMs: number = BUFFER_REACH_MS): Span {
+  return { start: range.start - reachMs, end: range.end + reachMs };
 }
 
 export function isoOf(instant: number): string {
@@ -158,15 +186,16 @@ export interface AgentBooking extends BusyBooking {
 }
 
 /**
- * The longest any booking of these agents spans, in ms, as the agents' busy-time rows record it
- * (raised in the transaction of every booking write, see bumpBusyVersions). Read in the
- * transaction that holds the agents' locks, it bounds every booking a check must see; an agent
- * without a row falls back to the longest possible booking.
+ * The bounds of a check of these agents (boundsOf), from the longest booking and widest buffer
+ * their busy-time rows record (raised in the transaction of every booking write, see
+ * bumpBusyVersions). Read in the transaction that holds the agents' locks, they bound every
+ * booking a check must see; an agent without a row falls back to the widest bounds.
  */
-export async function longestBookingMs(db: Db, agentIds: readonly number[]): Promise<number> {
-  if (agentIds.length === 0) return 0;
-  const rows = await db.selectFrom('agent_busy_versions').select('longest_booking_ms').where('agent_id', 'in', [...agentIds]).execute();
-  return rows.length < new Set(agentIds).size ? lookbackOf(null) : Math.max(...rows.map((r) => r.longest_booking_ms));
+export async function busyBoundsOf(db: Db, agentIds: readonly number[], ownBufferMs: number): Promise<BusyBounds> {
+  if (agentIds.length === 0) return boundsOf({ longest_booking_ms: 0, widest_buffer_ms: 0 }, ownBufferMs);
+  const rows = await db.selectFrom('agent_busy_versions').select(['longest_booking_ms', 'widest_buffer_ms']).where('agent_id', 'in', [...agentIds]).execute();
+  if (rows.length < new Set(agentIds).size) return boundsOf(undefined, ownBufferMs);
+  return rows.map((row) => boundsOf(row, ownBufferMs)).reduce(widerBounds, boundsOf({ longest_booking_ms: 0, widest_buffer_ms: 0 }, ownBufferMs));
 }
 
 /** How far before a range a check looks for bookings of an agent whose busy-time row says `longest` (null: no row). */
@@ -178,18 +207,18 @@ const BUSY_COLUMNS = ['id', 'agent_id', 'service_id', 'start_at', 'end_at', 'buf
 
 /**
  * The bookings of these agents that occupy time (not cancelled) and overlap `range` or lie
- * within buffer reach of it (reachOf), except `excludeId` (the booking being changed). Served by
- * the (agent_id, start_at) index, bounded on both sides: none of them starts `lookbackMs` or
- * more before the reach.
+ * within the bounds' reach of it (reachOf), except `excludeId` (the booking being changed).
+ * Served by the (agent_id, start_at) index, bounded on both sides: none of them starts the
+ * bounds' lookback or more before the reach.
  */
-export function busyBookingsQuery(db: Db, agentIds: readonly number[], asked: Span, excludeId?: number, lookbackMs: number = LONGEST_BOOKING_MS) {
-  const range = reachOf(asked);
+export function busyBookingsQuery(db: Db, agentIds: readonly number[], asked: Span, excludeId?: number, bounds: BusyBounds = WIDEST_BOUNDS) {
+  const range = reachOf(asked, bounds.reachMs);
   let query = db
     .selectFrom('bookings')
     .select(BUSY_COLUMNS)
     .where('agent_id', 'in', agentIds.length > 0 ? [...agentIds] : [0])
     .where('start_at', '<', isoBound(range.end))
-    .where('start_at', '>', isoBound(range.start - lookbackMs))
+    .where('start_at', '>', isoBound(range.start - bounds.lookbackMs))
     .where('end_at', '>', isoBound(range.start))
     .where('status', '!=', 'cancelled');
   if (excludeId !== undefined) query = query.where('id', '!=', excludeId);
@@ -212,12 +241,19 @@ function agentBookingOf(r: BusyRow): AgentBooking {
 }
 
 /**
- * busyBookingsQuery's bookings, looking back `lookbackMs`, or as far as the agents' longest
- * booking read now (under the agents' locks, to be exact).
+ * busyBookingsQuery's bookings within `bounds`, or within the bounds of the agents' busy-time
+ * rows read now (under the agents' locks, to be exact) for a span keeping `ownBufferMs` free
+ * (unknown: the widest buffer allowed).
  */
-export async function busyBookings(db: Db, agentIds: readonly number[], range: Span, excludeId?: number, lookbackMs?: number): Promise<AgentBooking[]> {
+export async function busyBookings(
+  db: Db,
+  agentIds: readonly number[],
+  range: Span,
+  options: { excludeId?: number; bounds?: BusyBounds; ownBufferMs?: number } = {},
+): Promise<AgentBooking[]> {
   if (agentIds.length === 0) return [];
-  const rows = await busyBookingsQuery(db, agentIds, range, excludeId, lookbackMs ?? (await longestBookingMs(db, agentIds))).execute();
+  const bounds = options.bounds ?? (await busyBoundsOf(db, agentIds, options.ownBufferMs ?? BUFFER_REACH_MS));
+  const rows = await busyBookingsQuery(db, agentIds, range, options.excludeId, bounds).execute();
   return rows.map(agentBookingOf);
 }
 
@@ -236,18 +272,18 @@ const busyOfAgent = prepareQuery((db: Db, agentId: number, startsBefore: string,
 );
 
 /**
- * busyBookings of one agent, with no booking excluded, looking back `lookbackMs` (lookbackOf the
- * agent's longest booking as read in the same transaction).
+ * busyBookings of one agent, with no booking excluded, within `bounds` (boundsOf the agent's
+ * busy-time row as read in the same transaction).
  */
-export async function busyBookingsOfAgent(db: Db, agentId: number, asked: Span, lookbackMs: number): Promise<AgentBooking[]> {
-  const range = reachOf(asked);
-  const rows = await busyOfAgent.execute(db, agentId, isoBound(range.end), isoBound(range.start - lookbackMs), isoBound(range.start));
+export async function busyBookingsOfAgent(db: Db, agentId: number, asked: Span, bounds: BusyBounds): Promise<AgentBooking[]> {
+  const range = reachOf(asked, bounds.reachMs);
+  const rows = await busyOfAgent.execute(db, agentId, isoBound(range.end), isoBound(range.start - bounds.lookbackMs), isoBound(range.start));
   return rows.map(agentBookingOf);
 }
 
-/** Whether busyBookings for `range` may read this booking (of one of its agents): every one within buffer reach of it. */
-export function isBusyWithin(booking: Span, range: Span): boolean {
-  return booking.start < range.end + BUFFER_REACH_MS && booking.end > range.start - BUFFER_REACH_MS;
+/** Whether busyBookings for `range` within a reach of `reachMs` may read this booking (of one of its agents). */
+export function isBusyWithin(booking: Span, range: Span, reachMs: number): boolean {
+  return booking.start < range.end + reachMs && booking.end > range.start - reachMs;
 }
 
 // Compiled once per number of ranges: a bulk create reads at most one range per element and
@@ -273,15 +309,14 @@ const busyOfRanges = prepareRowsQuery(
 
 /**
  * busyBookings of several agents, each over its own ranges, in one statement: what busyBookings
- * would read for each (agent, range) looking back `lookbackMs`, in one list in the same order
- * (start, id).
+ * would read for each (agent, range) within `bounds`, in one list in the same order (start, id).
  */
-export async function busyBookingsOfRanges(db: Db, wanted: readonly { agentId: number; range: Span }[], lookbackMs: number): Promise<AgentBooking[]> {
+export async function busyBookingsOfRanges(db: Db, wanted: readonly { agentId: number; range: Span }[], bounds: BusyBounds): Promise<AgentBooking[]> {
   const rows = await busyOfRanges.execute(
     db,
     wanted.map(({ agentId, range: asked }) => {
-      const range = reachOf(asked);
-      return { agentId, startsBefore: isoBound(range.end), startsAfter: isoBound(range.start - lookbackMs), endsAfter: isoBound(range.start) };
+      const range = reachOf(asked, bounds.reachMs);
+      return { agentId, startsBefore: isoBound(range.end), startsAfter: isoBound(range.start - bounds.lookbackMs), endsAfter: isoBound(range.start) };
     }),
   );
   return rows.map(agentBookingOf);
@@ -307,39 +342,54 @@ export async function busyBookingsStarting(db: Db, agentIds: readonly number[], 
   return rows.map(agentBookingOf);
 }
 
-/** What a booking write tells the agent's busy-time row: whose booking, and the time it spans. */
-export type BookingSpan = { agent_id: number; start_at: string; end_at: string };
+/** What a booking write tells the agent's busy-time row: whose booking, the time it spans and the buffers it keeps (minutes). */
+export type BookingSpan = { agent_id: number; start_at: string; end_at: string; buffer_before: number; buffer_after: number };
+
+/** The greater of the row's value and the written one: the bounds a busy-time row records only grow. */
+function raised(eb: ExpressionBuilder<OnConflictDatabase<Database, 'agent_busy_versions'>, OnConflictTables<'agent_busy_versions'>>, column: 'longest_booking_ms' | 'widest_buffer_ms') {
+  return eb
+    .case()
+    .when(`excluded.${column}`, '>', eb.ref(`agent_busy_versions.${column}`))
+    .then(eb.ref(`excluded.${column}`))
+    .else(eb.ref(`agent_busy_versions.${column}`))
+    .end();
+}
 
 // Compiled once per number of agents: a single write changes one or two agents' bookings, a bulk
-// create those of its bookings. On an agent's existing row: the next version, and the longer of
-// the two longest bookings.
-const bumpRows = prepareRowsQuery({ agentId: true, spanMs: true }, MAX_BULK_BOOKINGS, (db: Db, rows: { agentId: number; spanMs: number }[]) =>
-  db
-    .insertInto('agent_busy_versions')
-    .values(rows.map((row) => ({ agent_id: row.agentId, version: 1, longest_booking_ms: row.spanMs })))
-    .onConflict((oc) =>
-      oc.column('agent_id').doUpdateSet((eb) => ({
-        version: eb('agent_busy_versions.version', '+', 1),
-        longest_booking_ms: eb
-          .case()
-          .when('excluded.longest_booking_ms', '>', eb.ref('agent_busy_versions.longest_booking_ms'))
-          .then(eb.ref('excluded.longest_booking_ms'))
-          .else(eb.ref('agent_busy_versions.longest_booking_ms'))
-          .end(),
-      })),
-    ),
+// create those of its bookings. On an agent's existing row: the next version, the longer of the
+// two longest bookings and the wider of the two widest buffers.
+const bumpRows = prepareRowsQuery(
+  { agentId: true, spanMs: true, bufferMs: true },
+  MAX_BULK_BOOKINGS,
+  (db: Db, rows: { agentId: number; spanMs: number; bufferMs: number }[]) =>
+    db
+      .insertInto('agent_busy_versions')
+      .values(rows.map((row) => ({ agent_id: row.agentId, version: 1, longest_booking_ms: row.spanMs, widest_buffer_ms: row.bufferMs })))
+      .onConflict((oc) =>
+        oc.column('agent_id').doUpdateSet((eb) => ({
+          version: eb('agent_busy_versions.version', '+', 1),
+          longest_booking_ms: raised(eb, 'longest_booking_ms'),
+          widest_buffer_ms: raised(eb, 'widest_buffer_ms'),
+        })),
+      ),
 );
 
 /**
  * Raises the busy-time version of each agent (migration 0013) and, to at least each booking's
- * span, the agent's longest booking (migration 0014). Every write of bookings rows calls it in
- * its own transaction with the rows as they were and as they are, so that no instance keeps
- * serving busy times its version no longer describes, and no check under the agent's lock
- * looks back less far than the agent's longest booking.
+ * span and buffers, the agent's longest booking and widest buffer (migrations 0014 and 0019).
+ * Every write of bookings rows calls it in its own transaction with the rows as they were and as
+ * they are, so that no instance keeps serving busy times its version no longer describes, and no
+ * check under the agent's lock reads less far around its span than the agent's bookings reach.
  */
 export async function bumpBusyVersions(db: Db, bookings: readonly BookingSpan[]): Promise<void> {
-  const longest = new Map<number, number>();
-  for (const b of bookings) longest.set(b.agent_id, Math.max(longest.get(b.agent_id) ?? 0, Date.parse(b.end_at) - Date.parse(b.start_at)));
+  const byAgent = new Map<number, { spanMs: number; bufferMs: number }>();
+  for (const b of bookings) {
+    const known = byAgent.get(b.agent_id) ?? { spanMs: 0, bufferMs: 0 };
+    byAgent.set(b.agent_id, {
+      spanMs: Math.max(known.spanMs, Date.parse(b.end_at) - Date.parse(b.start_at)),
+      bufferMs: Math.max(known.bufferMs, Math.max(b.buffer_before, b.buffer_after) * 60_000),
+    });
+  }
   // Sorted: two transactions raising the same rows take their locks in the same order.
-  await bumpRows.execute(db, [...longest].sort(([a], [b]) => a - b).map(([agentId, spanMs]) => ({ agentId, spanMs })));
+  await bumpRows.execute(db, [...byAgent].sort(([a], [b]) => a - b).map(([agentId, bounds]) => ({ agentId, ...bounds })));
 }

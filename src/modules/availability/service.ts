@@ -52,6 +52,14 @@ export function serviceWindow(context: SlotContext, service: Pick<ServiceRow, 'm
   };
 }
 
+/** The minutes an agent keeps free around a booking of the service: the connection's, else the service's. */
+export function buffersOf(
+  row: Pick<ConnectionRow, 'buffer_before' | 'buffer_after'>,
+  service: Pick<ServiceRow, 'buffer_before' | 'buffer_after'>,
+): Pick<Candidate, 'bufferBeforeMinutes' | 'bufferAfterMinutes'> {
+  return { bufferBeforeMinutes: row.buffer_before ?? service.buffer_before, bufferAfterMinutes: row.buffer_after ?? service.buffer_after };
+}
+
 /**
  * A candidate from its connection row. Duration: the request's, else the agent's custom
  * duration for the service, else the service's (contract §6); buffers: the connection's, else
@@ -65,8 +73,7 @@ export function candidateOf(row: ConnectionRow, site: Schedule, service: Service
     customHours: row.custom_hours ? (JSON.parse(row.custom_hours) as Weekly) : null,
     durationMinutes: duration ?? row.custom_duration ?? service.duration,
     customPriceCents: row.custom_price_cents,
-    bufferBeforeMinutes: row.buffer_before ?? service.buffer_before,
-    bufferAfterMinutes: row.buffer_after ?? service.buffer_after,
+    ...buffersOf(row, service),
   };
 }
 
@@ -163,7 +170,7 @@ export async function availabilityOfDays(
   const agentIds = candidates.map((c) => c.agentId);
   const range = rangeOfDates(dates, context.timezone);
   const byAgent = new Map<number, AgentBooking[]>();
-  for (const booking of [...(await busyBookings(db, agentIds, range, excludeBookingId)), ...extra]) {
+  for (const booking of [...(await busyBookings(db, agentIds, range, { excludeId: excludeBookingId })), ...extra]) {
     const own = byAgent.get(booking.agentId);
     if (own) own.push(booking);
     else byAgent.set(booking.agentId, [booking]);

@@ -16,6 +16,8 @@ export interface AgentFacts {
   phone: string | null;
   /** The longest of the agent's bookings, as its busy-time row records it; null without a row (see lookbackOf). */
   longest_booking_ms: number | null;
+  /** The widest buffer of the agent's bookings, as its busy-time row records it; null without a row (see boundsOf). */
+  widest_buffer_ms: number | null;
 }
 
 /** A location with its category, as the checks of a booking and its representation need it. */
@@ -76,6 +78,7 @@ export async function probeReferences(db: Db, probes: readonly Probe[]): Promise
             email: row.a_email as string,
             phone: row.a_phone,
             longest_booking_ms: row.v_longest_booking_ms,
+            widest_buffer_ms: row.v_widest_buffer_ms,
           };
     return {
       probe: probes[row.n] as Probe,

@@ -63,16 +63,25 @@ export async function insertMeta(db: Db, rows: readonly Insertable<BookingMetaTa
   if (rows.length > 0) await db.insertInto('booking_meta').values([...rows]).execute();
 }
 
+/** The columns of a booking its agent's busy-time row is raised by (bumpBusyVersions). */
+export const BUSY_SPAN = ['agent_id', 'start_at', 'end_at', 'buffer_before', 'buffer_after'] as const;
+
 export function findBooking(db: Db, id: number) {
   return db.selectFrom('bookings').selectAll().where('id', '=', id).executeTakeFirst();
 }
 export type BookingRow = NonNullable<Awaited<ReturnType<typeof findBooking>>>;
 
 export async function updateBookingRow(db: Db, id: number, values: Updateable<BookingsTable>): Promise<void> {
-  const before = await db.selectFrom('bookings').select(['agent_id', 'start_at', 'end_at']).where('id', '=', id).executeTakeFirst();
+  const before = await db.selectFrom('bookings').select(BUSY_SPAN).where('id', '=', id).executeTakeFirst();
   if (!before) return;
   await db.updateTable('bookings').set(values).where('id', '=', id).execute();
-  const after = { agent_id: values.agent_id ?? before.agent_id, start_at: values.start_at ?? before.start_at, end_at: values.end_at ?? before.end_at };
+  const after = {
+    agent_id: values.agent_id ?? before.agent_id,
+    start_at: values.start_at ?? before.start_at,
+    end_at: values.end_at ?? before.end_at,
+    buffer_before: values.buffer_before ?? before.buffer_before,
+    buffer_after: values.buffer_after ?? before.buffer_after,
+  };
   await bumpBusyVersions(db, [before, after]);
 }
 
@@ -80,7 +89,7 @@ export async function updateBookingRow(db: Db, id: number, values: Updateable<Bo
 export async function deleteBookingRows(db: Db, id: number): Promise<void> {
   await db.deleteFrom('order_items').where('booking_id', '=', id).where('variant', '=', 'booking').execute();
   await db.deleteFrom('booking_meta').where('booking_id', '=', id).execute();
-  const deleted = await db.deleteFrom('bookings').where('id', '=', id).returning(['agent_id', 'start_at', 'end_at']).executeTakeFirst();
+  const deleted = await db.deleteFrom('bookings').where('id', '=', id).returning(BUSY_SPAN).executeTakeFirst();
   if (deleted) await bumpBusyVersions(db, [deleted]);
 }
 

@@ -119,7 +119,7 @@ export async function cancelOrderBookings(db: Db, orderId: number, at: string): 
     .set({ status: 'cancelled', updated_at: at })
     .where('order_id', '=', orderId)
     .where('status', '<>', 'cancelled')
-    .returning(['agent_id', 'start_at', 'end_at'])
+    .returning(['agent_id', 'start_at', 'end_at', 'buffer_before', 'buffer_after'])
     .execute();
   if (cancelled.length > 0) await bumpBusyVersions(db, cancelled);
 }

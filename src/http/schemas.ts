@@ -74,6 +74,7 @@ export const IdParams = Type.Object({ id: Id() });
 export const MAX_AMOUNT = 10_000_000;
 
 /** Money as the API shows it in orders, invoices and payments (contract §3). */
+export const Currency = Type.String({ description: 'ISO 4217 code of the amounts (the site setting currency)', examples: ['EUR'] });
 export const Money = Type.String({ pattern: textPattern('^-?\\d+\\.\\d{2}$', 'must be an amount with two decimals, e.g. 45.00'), description: 'Decimal with two places', examples: ['45.00'] });
 /** `YYYY-MM-DD HH:MM:SS` in the site timezone. */
 export const SiteDateTime = Type.String({ description: 'YYYY-MM-DD HH:MM:SS in the site timezone', examples: ['2026-12-01 09:30:00'] });

@@ -52,8 +52,8 @@ describe.each(DIALECTS)('GET /bookings/{id}: the related records (%s)', (dialect
     expect(res.statusCode).toBe(200);
     const data: Json = res.json().data;
     expect(data.transactions).toEqual([
-      { id: ofOrder.id, order_id: booking.order.id, booking_id: null, amount: '10.00', status: 'succeeded', processor: 'manual', payment_method: 'cash', payment_portion: 'full', kind: 'deposit', created_at: AT },
-      { id: ofBooking.id, order_id: other.order.id, booking_id: booking.id, amount: '25.50', status: 'succeeded', processor: 'manual', payment_method: 'cash', payment_portion: 'full', kind: 'capture', created_at: AT },
+      { id: ofOrder.id, order_id: booking.order.id, booking_id: null, amount: '10.00', currency: 'USD', status: 'succeeded', processor: 'manual', payment_method: 'cash', payment_portion: 'full', kind: 'deposit', created_at: AT },
+      { id: ofBooking.id, order_id: other.order.id, booking_id: booking.id, amount: '25.50', currency: 'USD', status: 'succeeded', processor: 'manual', payment_method: 'cash', payment_portion: 'full', kind: 'capture', created_at: AT },
     ]);
     expect(data.transactions.map((x: { id: number }) => x.id)).not.toContain(elsewhere.id);
     expect(Object.entries(data.meta)).toEqual([
@@ -73,6 +73,7 @@ describe.each(DIALECTS)('GET /bookings/{id}: the related records (%s)', (dialect
       source_url: order.source_url,
       total: '45.00',
       subtotal: '45.00',
+      currency: 'USD',
       created_datetime: booking.order.created_datetime,
     });
     expect(data).toEqual({ ...booking, transactions: data.transactions });

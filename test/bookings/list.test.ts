@@ -105,6 +105,7 @@ describe.each(DIALECTS)('GET /bookings (%s)', (dialect) => {
       end_time: '11:00',
       duration: 60,
       price: '45.00',
+      currency: 'USD',
       payment_status: 'not_paid',
       notes: null,
       agent: { id: refs.a1, display_name: 'Annie', email: expect.any(String) },

@@ -87,6 +87,7 @@ describe.each(DIALECTS)('GET, PUT and DELETE /bookings/{id} (%s)', (dialect) => 
         timezone: 'America/New_York',
         duration: 60,
         price: '45.00',
+        currency: 'USD',
         payment_status: 'not_paid',
         notes: 'n',
         customer_comment: null,
@@ -99,7 +100,7 @@ describe.each(DIALECTS)('GET, PUT and DELETE /bookings/{id} (%s)', (dialect) => 
       expect(Object.keys(data.agent).sort()).toEqual(['display_name', 'email', 'full_name', 'id', 'phone']);
       expect(Object.keys(data.customer).sort()).toEqual(['email', 'first_name', 'full_name', 'id', 'last_name', 'phone']);
       expect(Object.keys(data.order).sort()).toEqual(
-        ['confirmation_code', 'created_datetime', 'customer_comment', 'fulfillment_status', 'id', 'payment_status', 'source_id', 'source_url', 'status', 'subtotal', 'total'].sort(),
+        ['confirmation_code', 'created_datetime', 'currency', 'customer_comment', 'fulfillment_status', 'id', 'payment_status', 'source_id', 'source_url', 'status', 'subtotal', 'total'].sort(),
       );
       expect(data.created_datetime).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}-0[45]:00$/);
       const row = await t.db.selectFrom('bookings').select('access_key').where('id', '=', created.id).executeTakeFirstOrThrow();

@@ -95,7 +95,7 @@ describe.each(DIALECTS)('money at booking time (%s)', (dialect) => {
     expect(await order(orderId)).toMatchObject({ payment_status: 'fully_paid', amount_paid: '55.00' });
   });
 
-  it('shows the currency setting on orders, invoices and payments, and validates it', async () => {
+  it('shows the currency setting on bookings, orders, invoices and payments, and validates it', async () => {
     expect((await call('PUT', '/settings', { currency: 'euro' })).statusCode).toBe(422);
     const set = await call('PUT', '/settings', { currency: 'eur' });
     expect(set.json().data.currency).toBe('EUR');
@@ -111,6 +111,11 @@ describe.each(DIALECTS)('money at booking time (%s)', (dialect) => {
       const payment = (await call('POST', '/payments', { order_id: orderId, amount: 5 })).json().data;
       expect(payment.currency).toBe('EUR');
       expect((await call('GET', `/orders/${orderId}/transactions`)).json().data[0].currency).toBe('EUR');
+      expect(created.currency).toBe('EUR');
+      const detail = (await call('GET', `/bookings/${created.id}`)).json().data;
+      expect([detail.currency, detail.order.currency, (detail.transactions as Json[]).map((tx) => tx.currency as string)]).toEqual(['EUR', 'EUR', ['EUR']]);
+      const listed = (await call('GET', `/bookings?customer_id=${site.customerId}`)).json().data;
+      expect((listed as Json[]).map((b) => b.currency as string)).toEqual(['EUR']);
     } finally {
       await call('PUT', '/settings', { currency: 'USD' });
     }

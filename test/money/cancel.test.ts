@@ -89,6 +89,20 @@ describe.each(DIALECTS)('cancelling and money (%s)', (dialect) => {
     expect(await order(b.orderId)).toMatchObject({ status: 'cancelled', subtotal: '0.00', total: '0.00', payment_status: 'refunded' });
   });
 
+  it('takes no money on a cancelled order: a capture is refused naming the limit, an invoice cannot be set to paid', async () => {
+    const b = await book();
+    expect((await call('PUT', `/bookings/${b.id}`, { status: 'cancelled' })).statusCode).toBe(200);
+    const refused = await pay(b.orderId, 1);
+    expect(refused.statusCode).toBe(422);
+    expect(refused.json().details).toEqual({ amount: 'must be at most 0.00 (the balance due)' });
+    const invoice = ((await call('GET', `/orders/${b.orderId}/invoices`)).json().data as Json[])[0];
+    const paid = await call('PUT', `/orders/${b.orderId}/invoices/${invoice.id}`, { status: 'paid' });
+    expect(paid.statusCode).toBe(422);
+    expect(paid.json().error.details.status).toMatch(/order is cancelled/);
+    expect((await call('GET', `/payments?order_id=${b.orderId}`)).json().data).toEqual([]);
+    expect(await order(b.orderId)).toMatchObject({ status: 'cancelled', amount_paid: '0.00', balance_due: '0.00' });
+  });
+
   it('deletes an unpaid booking through the cancellation path: its order cancelled with nothing to charge', async () => {
     const b = await book();
     expect((await call('DELETE', `/bookings/${b.id}`)).statusCode).toBe(200);

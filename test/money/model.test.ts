@@ -256,6 +256,9 @@ class SetInvoice implements fc.AsyncCommand<Model, Real> {
         expect(res.statusCode, res.body).toBe(200);
         invoice.status = 'void';
       }
+    } else if (o.status === 'cancelled') {
+      // Nothing is collected on a cancelled order.
+      expect(res.statusCode, res.body).toBe(422);
     } else {
       expect(res.statusCode, res.body).toBe(200);
       if (invoice.status === 'void') invoice.status = 'open';

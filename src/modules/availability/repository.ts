@@ -199,7 +199,7 @@ export async function busyBoundsOf(db: Db, agentIds: readonly number[], ownBuffe
 }
 
 /** How far before a range a check looks for bookings of an agent whose busy-time row says `longest` (null: no row). */
-export function lookbackOf(longest: number | null): number {
+function lookbackOf(longest: number | null): number {
   return longest ?? LONGEST_BOOKING_MS;
 }
 

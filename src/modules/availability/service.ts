@@ -1,7 +1,7 @@
 import type { Db } from '../../db/database.js';
 import { AppError } from '../../core/errors.js';
 import { parseSchedule, type Schedule, type Weekly } from '../schedules/index.js';
-import { getSettings, getSettingsAndSchedule, type SiteSettings } from '../settings/index.js';
+import { getSettingsAndSchedule, type SiteSettings } from '../settings/index.js';
 import type { BusyTimes } from './busy-times.js';
 import type { DaySlots } from './day-slots.js';
 import { daySpan, freeSlots, inZone, joinSlots, localInstant, localTime, nextDate, slotAgent, workingSpans, type BusyBooking, type FreeSlot, type SlotAgent, type Span } from './engine.js';
@@ -10,11 +10,6 @@ import type { Candidate, SlotContext, VersionedCandidate } from './candidate.js'
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
-
-/** An agent who may take bookings of one service, with what the connection sets for it. */
-export async function slotContext(db: Db, now: number = Date.now()): Promise<SlotContext> {
-  return slotContextOf(await getSettings(db), now);
-}
 
 /** The site's booking window: from its min_lead_minutes to its max_advance_days after `now`. */
 export function slotContextOf(settings: SiteSettings, now: number = Date.now()): SlotContext {

@@ -18,7 +18,8 @@ export async function listBookings(db: Db, site: Site, query: ListQueryInput): P
     repository.listBookings(db, filters, query.sort ?? 'start_date', query.order ?? 'desc', pageRequest.perPage, offsetOf(pageRequest)),
   ]);
   const meta = query.include_meta ? await repository.metaOf(db, rows.map((r) => r.id)) : undefined;
-  return { items: rows.map((row) => toListItem(row, meta?.get(row.id))), page: pageOf(pageRequest, total) };
+  const { currency } = await site();
+  return { items: rows.map((row) => toListItem(row, currency, meta?.get(row.id))), page: pageOf(pageRequest, total) };
 }
 
 async function listFilters(site: Site, query: ListQueryInput): Promise<repository.ListFilters> {

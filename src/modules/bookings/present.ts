@@ -28,6 +28,7 @@ export function toDetail(
     meta: Record<string, string>;
   },
   publicUrl: string,
+  currency: string,
 ): BookingView {
   const links = manageLinks(publicUrl, row);
   const agentName = fullName(row.agent_first_name, row.agent_last_name);
@@ -46,6 +47,7 @@ export function toDetail(
     duration: row.duration,
     attendees: row.attendees,
     price: formatCents(row.price_cents),
+    currency,
     payment_status: row.payment_status,
     notes: row.notes,
     customer_comment: row.customer_comment,
@@ -94,6 +96,7 @@ export function toDetail(
           source_url: order.source_url,
           total: formatCents(order.total_cents),
           subtotal: formatCents(order.subtotal_cents),
+          currency,
           created_datetime: instantWithOffset(order.created_at, row.timezone),
         }
       : null,
@@ -102,6 +105,7 @@ export function toDetail(
       order_id: t.order_id,
       booking_id: t.booking_id,
       amount: formatCents(t.amount_cents),
+      currency,
       status: t.status,
       processor: t.processor,
       payment_method: t.payment_method,
@@ -119,13 +123,13 @@ export function toDetail(
   };
 }
 
-/** One booking as GET /bookings/{id} shows it, or undefined when it does not exist. */
-export async function loadDetail(db: Db, id: number, publicUrl: string): Promise<BookingView | undefined> {
+/** One booking as GET /bookings/{id} shows it, amounts in `currency`, or undefined when it does not exist. */
+export async function loadDetail(db: Db, id: number, publicUrl: string, currency: string): Promise<BookingView | undefined> {
   const detail = await repository.findBookingDetail(db, id);
-  return detail && toDetail(detail.row, detail, publicUrl);
+  return detail && toDetail(detail.row, detail, publicUrl, currency);
 }
 
-export function toListItem(row: RelatedBookingRow, meta?: Record<string, string>): BookingListView {
+export function toListItem(row: RelatedBookingRow, currency: string, meta?: Record<string, string>): BookingListView {
   return {
     id: row.id,
     booking_code: row.booking_code,
@@ -135,6 +139,7 @@ export function toListItem(row: RelatedBookingRow, meta?: Record<string, string>
     end_time: row.end_time,
     duration: row.duration,
     price: formatCents(row.price_cents),
+    currency,
     payment_status: row.payment_status,
     notes: row.notes,
     agent: {

@@ -14,7 +14,7 @@ export interface AgentFacts {
   display_name: string | null;
   email: string;
   phone: string | null;
-  /** The longest of the agent's bookings, as its busy-time row records it; null without a row (see lookbackOf). */
+  /** The longest of the agent's bookings, as its busy-time row records it; null without a row (see boundsOf). */
   longest_booking_ms: number | null;
   /** The widest buffer of the agent's bookings, as its busy-time row records it; null without a row (see boundsOf). */
   widest_buffer_ms: number | null;

@@ -182,7 +182,7 @@ export default async function bookingRoutes(app: App): Promise<void> {
       },
     },
     async (request) => {
-      const booking = await readBooking(app.db, publicUrl, request.params.id);
+      const booking = await readBooking(app.db, publicUrl, request.params.id, (await request.site()).currency);
       return { status: 'success' as const, success: true as const, data: withLinksFor(request.apiKey, booking) };
     },
   );

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { pageParams } from '../../core/pagination.js';
-import { Id, Int32, MAX_AMOUNT, PartialText } from '../../http/schemas.js';
+import { Currency, Id, Int32, MAX_AMOUNT, PartialText } from '../../http/schemas.js';
 import { AgentChoice, DateText, TimeText } from '../availability/index.js';
 import { MAX_BULK_BOOKINGS } from '../../core/limits.js';
 
@@ -153,6 +153,7 @@ export const BookingDetail = Type.Object({
   duration: Type.Integer(),
   attendees: Type.Integer({ description: "seats the booking takes of the service's capacity_max" }),
   price: Type.String(),
+  currency: Currency,
   payment_status: Type.String(),
   notes: Nullable(Type.String()),
   customer_comment: Nullable(Type.String()),
@@ -196,6 +197,7 @@ export const BookingDetail = Type.Object({
       source_url: Nullable(Type.String()),
       total: Type.String(),
       subtotal: Type.String(),
+      currency: Currency,
       created_datetime: Type.String(),
     }),
   ),
@@ -205,6 +207,7 @@ export const BookingDetail = Type.Object({
       order_id: Type.Integer(),
       booking_id: Nullable(Type.Integer()),
       amount: Type.String(),
+      currency: Currency,
       status: Type.String(),
       processor: Type.String(),
       payment_method: Type.String(),
@@ -231,6 +234,7 @@ export const BookingListItem = Type.Object({
   end_time: Type.String(),
   duration: Type.Integer(),
   price: Type.String(),
+  currency: Currency,
   payment_status: Type.String(),
   notes: Nullable(Type.String()),
   agent: Type.Object({ id: Type.Integer(), display_name: Type.String(), email: Type.String() }),

@@ -195,7 +195,7 @@ export async function writeBookings(
     })),
     at,
   );
-  const views = written.map((one) => writtenView(one, options.publicUrl));
+  const views = written.map((one) => writtenView(one, options.publicUrl, options.currency));
   const mails = options.sendConfirmation ? views.map((view) => bookingMail(view, 'booking_confirmation', options.currency)) : [];
   await enqueueMails(db, mails.filter((mail) => mail !== undefined));
   return views.map((booking, index) => ({ booking, confirmationSent: mails[index] !== undefined }));
@@ -326,8 +326,8 @@ export async function deleteBooking(db: Db, id: number): Promise<void> {
   });
 }
 
-export async function readBooking(db: Db, publicUrl: string, id: number): Promise<BookingView> {
-  const booking = await loadDetail(db, id, publicUrl);
+export async function readBooking(db: Db, publicUrl: string, id: number, currency: string): Promise<BookingView> {
+  const booking = await loadDetail(db, id, publicUrl, currency);
   if (!booking) throw notFound('booking_not_found', 'Booking', id);
   return booking;
 }

@@ -2,7 +2,7 @@ import type { Db } from '../../db/database.js';
 import { lockedTransaction } from '../../db/transactions.js';
 import { AppError, notFound } from '../../core/errors.js';
 import { nowIso } from '../../lib/time.js';
-import { findService, freeCandidate, inZone, serviceWindow, slotContext, startInstant, workingCandidates } from '../availability/index.js';
+import { findService, freeCandidate, inZone, serviceWindow, slotContextOf, startInstant, workingCandidates } from '../availability/index.js';
 import { bookingChanges, mailAbout } from '../mail/index.js';
 import { bookingCancelled, repriceBooking, setBookingItemData, updateOrder } from '../orders/index.js';
 import { findCustomerContact } from '../customers/index.js';
@@ -98,13 +98,14 @@ async function applyUpdate(
 ): Promise<BookingView> {
   const status = update.status ?? booking.status;
   checkTransition(booking.status, status, mayManageCompleted);
+  const settings = await getSettings(trx);
   // Checked under the booking's lock, on the booking as it is now, not as the customer's page showed it.
   if (update.selfService) {
-    checkSelfService(update.selfService, { status: booking.status, startAt: Date.parse(booking.start_at) }, await getSettings(trx), Date.now());
+    checkSelfService(update.selfService, { status: booking.status, startAt: Date.parse(booking.start_at) }, settings, Date.now());
   }
   // A change notice says what changed, so it needs the booking as its customer saw it before.
-  const before = update.sendNotification ? await loadDetail(trx, booking.id, publicUrl) : undefined;
-  const siteContext = await slotContext(trx);
+  const before = update.sendNotification ? await loadDetail(trx, booking.id, publicUrl, settings.currency) : undefined;
+  const siteContext = slotContextOf(settings);
 
   const changed = <K extends 'service_id' | 'agent_id' | 'location_id' | 'duration'>(
     column: K,
@@ -216,7 +217,7 @@ async function applyUpdate(
     checkMergedMeta(await repository.metaKeyCount(trx, booking.id));
   }
 
-  const view = (await loadDetail(trx, booking.id, publicUrl)) as BookingView;
+  const view = (await loadDetail(trx, booking.id, publicUrl, settings.currency)) as BookingView;
   if (rescheduled && booking.order_id !== null) {
     const itemData = bookingItemData({
       id: view.id,
@@ -230,9 +231,6 @@ async function applyUpdate(
     });
     await setBookingItemData(trx, booking.order_id, booking.id, itemData, nowIso());
   }
-  if (before) {
-    const { currency } = await getSettings(trx);
-    await mailAbout(trx, view, 'booking_change', currency, bookingChanges(before, view, currency));
-  }
+  if (before) await mailAbout(trx, view, 'booking_change', settings.currency, bookingChanges(before, view, settings.currency));
   return view;
 }

@@ -123,7 +123,7 @@ export interface Written {
 }
 
 /** A booking just written, as GET /bookings/{id} shows it: no payment can name it or its order yet. */
-export function writtenView({ item, id, row, customer, order }: Written, publicUrl: string): BookingView {
+export function writtenView({ item, id, row, customer, order }: Written, publicUrl: string, currency: string): BookingView {
   return toDetail(
     {
       id,
@@ -186,5 +186,6 @@ export function writtenView({ item, id, row, customer, order }: Written, publicU
       meta: sortedMeta(item.request.meta),
     },
     publicUrl,
+    currency,
   );
 }

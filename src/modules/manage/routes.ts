@@ -190,7 +190,8 @@ export default async function manageRoutes(app: App, options: { publicUrl: strin
   /** The booking the link names, or undefined for an unknown code or a wrong key. */
   async function bookingFor(code: string, access: Access): Promise<BookingView | undefined> {
     const row = await bookingAccessByCode(app.db, code);
-    return row && keyMatches(access, row.access_key) ? loadDetail(app.db, row.id, options.publicUrl) : undefined;
+    if (!row || !keyMatches(access, row.access_key)) return undefined;
+    return loadDetail(app.db, row.id, options.publicUrl, (await getSettings(app.db)).currency);
   }
 
   app.setErrorHandler((error, request, reply) => {

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { pageParams } from '../../core/pagination.js';
 import { Pagination } from '../../core/envelope.js';
-import { AmountInput, Id, Money, NullableString, SiteDateTime } from '../../http/schemas.js';
+import { AmountInput, Currency, Id, Money, NullableString, SiteDateTime } from '../../http/schemas.js';
 
 export const ORDER_STATUSES = ['open', 'cancelled', 'completed'] as const;
 export const ORDER_PAYMENT_STATUSES = ['not_paid', 'partially_paid', 'fully_paid', 'processing', 'refunded', 'partially_refunded'] as const;
@@ -14,7 +14,6 @@ const AmountPaid = Money;
 const BalanceDue = Money;
 
 /** The site's currency setting: the ISO 4217 code of the amounts beside it. */
-const Currency = Type.String({ description: 'ISO 4217 code of the amounts (the site setting currency)', examples: ['EUR'] });
 
 export const OrderSummary = Type.Object({
   id: Type.Integer(),

@@ -456,6 +456,11 @@ export async function updateInvoice(db: Db, site: Site, orderId: number, invoice
     }
     const at = nowIso();
     const order = await requireOrder(trx, orderId);
+    if (order.status === 'cancelled' && (body.status === 'paid' || body.status === 'open' || body.status === 'draft')) {
+      throw new AppError('validation_failed', 'Nothing is collected on a cancelled order', {
+        status: `the order is cancelled; its invoices cannot become ${body.status} (bring a booking of it back first)`,
+      });
+    }
     const sums = ledgerSums(await repository.ledgerEntries(trx, orderId));
     // Set to paid, a void, draft or uncollectible invoice is collected again: open, for the ledger to fill.
     const status = body.status === 'paid' ? (invoice.status === 'partially_paid' || invoice.status === 'paid' ? invoice.status : 'open') : body.status;

@@ -314,7 +314,7 @@ export async function insertBookings(
         .execute();
       await trx
         .insertInto('invoices')
-        .values(orders.map((o, k) => invoiceRow({ orderId: o.id, invoiceNumber: `INV-${readableCode(madeAt[k])}`, priceCents: PRICE_CENTS, status: 'open', portion: 'full', dueAt: null, at })))
+        .values(orders.map((o, k) => invoiceRow({ orderId: o.id, invoiceNumber: `INV-${readableCode(madeAt[k])}`, priceCents: PRICE_CENTS, status: 'open', statusBeforeClose: null, portion: 'full', dueAt: null, at })))
         .execute();
     });
     done += chunk.length;

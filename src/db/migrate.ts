@@ -17,6 +17,7 @@ import * as orderCouponId from './migrations/0015_order_coupon_id.js';
 import * as schedulingRules from './migrations/0016_scheduling_rules.js';
 import * as money from './migrations/0018_money.js';
 import * as agentWidestBuffer from './migrations/0019_agent_widest_buffer.js';
+import * as invoiceStatusBeforeClose from './migrations/0020_invoice_status_before_close.js';
 
 type DialectMigration = { up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void> };
 
@@ -39,6 +40,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0016_scheduling_rules': schedulingRules,
   '0018_money': money,
   '0019_agent_widest_buffer': agentWidestBuffer,
+  '0020_invoice_status_before_close': invoiceStatusBeforeClose,
 };
 
 class InCodeProvider implements MigrationProvider {

@@ -78,6 +78,18 @@ describe.each(DIALECTS)('cancelling and money (%s)', (dialect) => {
     expect(await invoices(created.order.id)).toEqual(['open']);
   });
 
+  it('brings back the invoices a close voided as they were; one voided by hand stays void', async () => {
+    const site = await newSite(t.db);
+    await t.db.updateTable('services').set({ deposit_amount_cents: 1_000 }).where('id', '=', site.serviceId).execute();
+    const made = (await call('POST', '/bookings', { service_id: site.serviceId, agent_id: site.agentId, start_date: MONDAY, start_time: '16:00', customer_id: site.customerId, send_confirmation: false })).json().data;
+    const [, remaining] = (await call('GET', `/orders/${made.order.id}/invoices`)).json().data as Json[];
+    expect((await call('PUT', `/orders/${made.order.id}/invoices/${remaining.id}`, { status: 'void' })).statusCode).toBe(200);
+    expect((await call('PUT', `/bookings/${made.id}`, { status: 'cancelled' })).statusCode).toBe(200);
+    expect(await invoices(made.order.id)).toEqual(['void', 'void']);
+    expect((await call('PUT', `/bookings/${made.id}`, { status: 'approved' })).statusCode).toBe(200);
+    expect(await invoices(made.order.id)).toEqual(['open', 'void']);
+  });
+
   it('refuses to delete a booking whose order holds money (409 booking_has_payments); after a refund it goes', async () => {
     const b = await book();
     await pay(b.orderId, 20);

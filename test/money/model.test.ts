@@ -37,7 +37,8 @@ interface OrderModel {
   total: number;
   captures: Capture[];
   refunded: number;
-  invoices: { id: number; portion: string; status: InvoiceState; charge: number }[];
+  /** closedFrom: the status a close voided the invoice from, given back when the order reopens. */
+  invoices: { id: number; portion: string; status: InvoiceState; charge: number; closedFrom?: InvoiceState }[];
 }
 
 interface Model {
@@ -105,7 +106,11 @@ function followTotal(o: OrderModel): void {
 function followLedger(o: OrderModel): void {
   if (o.status === 'open' && net(o) === 0 && o.booking !== 'approved') {
     o.status = 'cancelled';
-    for (const invoice of o.invoices) if (invoice.status !== 'paid') invoice.status = 'void';
+    for (const invoice of o.invoices) {
+      if (invoice.status === 'paid' || invoice.status === 'void') continue;
+      invoice.closedFrom = invoice.status;
+      invoice.status = 'void';
+    }
   }
   deriveInvoices(o);
 }
@@ -325,7 +330,11 @@ class Restore implements fc.AsyncCommand<Model, Real> {
     o.booking = 'approved';
     if (o.status === 'cancelled') {
       o.status = 'open';
-      for (const invoice of o.invoices) if (invoice.status === 'void') invoice.status = 'open';
+      for (const invoice of o.invoices) {
+        if (invoice.closedFrom === undefined) continue;
+        invoice.status = invoice.closedFrom;
+        delete invoice.closedFrom;
+      }
     }
     followTotal(o);
     followLedger(o);

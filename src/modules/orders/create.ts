@@ -80,11 +80,12 @@ function invoicesOf(item: BookingItemInput, at: string): NewInvoiceRow[] {
     invoiceNumber: `INV-${readableCode()}`,
     priceCents: cents,
     status: cents === 0 ? 'paid' : 'open',
+    statusBeforeClose: null,
     portion,
     dueAt,
     at,
   });
-  if (item.cancelled) return [{ ...invoice('full', 0, null), status: 'void' }];
+  if (item.cancelled) return [{ ...invoice('full', 0, null), status: 'void', statusBeforeClose: 'open' }];
   if (item.depositCents <= 0 || item.totalCents <= 0) return [invoice('full', item.totalCents, null)];
   const deposit = Math.min(item.depositCents, item.totalCents);
   return [invoice('deposit', deposit, at), invoice('remaining', item.totalCents - deposit, item.startAt)];

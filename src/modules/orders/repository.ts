@@ -124,19 +124,34 @@ export async function cancelOrderBookings(db: Db, orderId: number, at: string): 
   if (cancelled.length > 0) await bumpBusyVersions(db, cancelled);
 }
 
-/** A reopened order's void invoices are to be collected again. */
+const UNSETTLED = ['open', 'draft', 'partially_paid'] as const;
+
+/** A reopened order's invoices voided by its close get back the status they had; those voided by hand stay void. */
 export async function reopenVoidInvoices(db: Db, orderId: number, at: string): Promise<void> {
-  await db.updateTable('invoices').set({ status: 'open', updated_at: at }).where('order_id', '=', orderId).where('status', '=', 'void').execute();
+  for (const status of UNSETTLED) {
+    await db
+      .updateTable('invoices')
+      .set({ status, status_before_close: null, updated_at: at })
+      .where('order_id', '=', orderId)
+      .where('status', '=', 'void')
+      .where('status_before_close', '=', status)
+      .execute();
+  }
 }
 
-/** The order's invoices not yet settled (open, draft, partially paid) become void: nothing is to be charged on them. */
+/**
+ * The order's invoices not yet settled (open, draft, partially paid) become void, nothing being
+ * to charge on them, each keeping the status its order's reopening gives back.
+ */
 export async function voidUnsettledInvoices(db: Db, orderId: number, at: string): Promise<void> {
-  await db
-    .updateTable('invoices')
-    .set({ status: 'void', updated_at: at })
-    .where('order_id', '=', orderId)
-    .where('status', 'in', ['open', 'draft', 'partially_paid'])
-    .execute();
+  for (const status of UNSETTLED) {
+    await db
+      .updateTable('invoices')
+      .set({ status: 'void', status_before_close: status, updated_at: at })
+      .where('order_id', '=', orderId)
+      .where('status', '=', status)
+      .execute();
+  }
 }
 
 export async function orderWithConfirmationCode(db: Db, code: string): Promise<number | undefined> {
@@ -312,6 +327,7 @@ export function invoiceRow(row: NewInvoiceRow) {
     order_id: row.orderId,
     invoice_number: row.invoiceNumber,
     status: row.status,
+    status_before_close: row.statusBeforeClose,
     charge_amount_cents: row.priceCents,
     payment_portion: row.portion,
     due_at: row.dueAt,
@@ -343,7 +359,7 @@ const itemInserts = prepareRowsQuery(
 );
 
 const invoiceInserts = prepareRowsQuery(
-  { orderId: true, invoiceNumber: true, priceCents: true, status: true, portion: true, dueAt: true, at: true },
+  { orderId: true, invoiceNumber: true, priceCents: true, status: true, statusBeforeClose: true, portion: true, dueAt: true, at: true },
   // A booking with a deposit has two invoices.
   2 * MAX_BULK_BOOKINGS,
   (trx: Db, rows: NewInvoiceRow[]) =>
@@ -390,6 +406,8 @@ export interface NewInvoiceRow {
   invoiceNumber: string;
   priceCents: number;
   status: InvoicesTable['status'];
+  /** A booking created cancelled voids its invoice as a close does: open, should it come back. */
+  statusBeforeClose: 'open' | null;
   /** full, or deposit and remaining. */
   portion: string;
   dueAt: string | null;

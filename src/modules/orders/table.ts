@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 export interface OrdersTable {
   id: Generated<number>;
@@ -48,6 +48,8 @@ export interface InvoicesTable {
   order_id: number;
   invoice_number: string;
   status: 'open' | 'paid' | 'partially_paid' | 'draft' | 'void' | 'uncollectible';
+  /** Set while the invoice is void because its order closed: the status its reopening gives back (migration 0020). */
+  status_before_close: ColumnType<'open' | 'partially_paid' | 'draft' | null, 'open' | 'partially_paid' | 'draft' | null | undefined, 'open' | 'partially_paid' | 'draft' | null>;
   charge_amount_cents: number;
   payment_portion: string;
   due_at: string | null;

@@ -18,6 +18,7 @@ import * as schedulingRules from './migrations/0016_scheduling_rules.js';
 import * as money from './migrations/0018_money.js';
 import * as agentWidestBuffer from './migrations/0019_agent_widest_buffer.js';
 import * as invoiceStatusBeforeClose from './migrations/0020_invoice_status_before_close.js';
+import * as updatedAtIndexes from './migrations/0021_updated_at_indexes.js';
 
 type DialectMigration = { up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void> };
 
@@ -41,6 +42,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0018_money': money,
   '0019_agent_widest_buffer': agentWidestBuffer,
   '0020_invoice_status_before_close': invoiceStatusBeforeClose,
+  '0021_updated_at_indexes': updatedAtIndexes,
 };
 
 class InCodeProvider implements MigrationProvider {

@@ -1,6 +1,8 @@
 import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 import { Type } from 'typebox';
 import { AppError } from '../core/errors.js';
+import { isCalendarDate, storedInstant } from '../lib/time.js';
+import { textPattern } from './text-patterns.js';
 
 /** `order`: asc or desc, in either case (agents document lower case, services upper case). */
 export const SortOrderParam = Type.Enum(['asc', 'desc', 'ASC', 'DESC']);
@@ -12,6 +14,51 @@ export function sortDirection(order: string | undefined, fallback: 'asc' | 'desc
 /** A YYYY-MM-DD query parameter (a real calendar date). */
 export function DateParam(description: string) {
   return Type.String({ format: 'date', description });
+}
+
+/** An instant as ISO 8601 with seconds and an offset or Z: text without one names no single instant. */
+const INSTANT_PATTERN = textPattern(
+  '^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])T([01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(\\.\\d{1,3})?(Z|[+-]([01]\\d|2[0-3]):[0-5]\\d)$',
+  'must be an ISO 8601 date and time with an offset or Z, e.g. 2030-01-07T10:00:00Z or 2030-01-07T10:00:00.000+01:00',
+);
+
+/** `updated_after` and `updated_before`, as the lists that filter on updated_at declare them. */
+export const updatedParams = {
+  updated_after: Type.Optional(
+    Type.String({ pattern: INSTANT_PATTERN, description: 'ISO 8601 with an offset or Z: only records updated after this instant (exclusive)' }),
+  ),
+  updated_before: Type.Optional(
+    Type.String({ pattern: INSTANT_PATTERN, description: 'ISO 8601 with an offset or Z: only records updated before this instant (exclusive)' }),
+  ),
+};
+
+/** Exclusive bounds on updated_at, in the stored form (ISO 8601 UTC text), which compares as text on both engines. */
+export interface UpdatedBounds {
+  after?: string;
+  before?: string;
+}
+
+/**
+ * `updated_after` and `updated_before` (already matched against their pattern) → stored-form
+ * bounds. A day the calendar lacks (2030-02-30, which Date rolls into March) is refused, as is
+ * an empty range; the refusal carries the list's own validation code.
+ */
+export function updatedBounds(
+  query: { updated_after?: string; updated_before?: string },
+  code: 'invalid_request' | 'invalid_parameters' = 'invalid_request',
+): UpdatedBounds {
+  const bound = (field: 'updated_after' | 'updated_before'): string | undefined => {
+    const value = query[field];
+    if (value === undefined) return undefined;
+    if (!isCalendarDate(value.slice(0, 10))) throw new AppError(code, `${field} is not a calendar date`, { [field]: 'is not a calendar date' });
+    return storedInstant(Date.parse(value));
+  };
+  const after = bound('updated_after');
+  const before = bound('updated_before');
+  if (after !== undefined && before !== undefined && after >= before) {
+    throw new AppError(code, 'updated_before must be after updated_after', { updated_before: 'must be after updated_after' });
+  }
+  return { after, before };
 }
 
 /**

@@ -2,6 +2,7 @@ import type { Db } from '../../db/database.js';
 import { AppError } from '../../core/errors.js';
 import { offsetOf, pageOf, type Page } from '../../core/pagination.js';
 import type { Site } from '../../core/site.js';
+import { updatedBounds } from '../../http/list-query.js';
 import { toCents } from '../../lib/money.js';
 import { daySpan, isoBound } from '../availability/index.js';
 import { toListItem, type BookingListView } from './present.js';
@@ -38,6 +39,7 @@ async function listFilters(site: Site, query: ListQueryInput): Promise<repositor
     if (cents === undefined) throw new AppError('invalid_request', `${field} must be an amount`, { [field]: 'must be an amount' });
     return cents;
   };
+  const updated = updatedBounds(query);
   // Creation dates are the site's local dates; created_at holds UTC instants.
   const timezone = query.created_date_from !== undefined || query.created_date_to !== undefined ? (await site()).timezone : 'UTC';
   return {
@@ -50,6 +52,8 @@ async function listFilters(site: Site, query: ListQueryInput): Promise<repositor
     dateTo: query.date_to,
     createdFrom: query.created_date_from === undefined ? undefined : isoBound(daySpan(query.created_date_from, timezone).start),
     createdBefore: query.created_date_to === undefined ? undefined : isoBound(daySpan(query.created_date_to, timezone).end),
+    updatedAfter: updated.after,
+    updatedBefore: updated.before,
     bookingCode: query.booking_code,
     paymentStatus: query.payment_status,
     durationMin: query.duration_min,

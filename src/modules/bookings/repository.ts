@@ -312,6 +312,9 @@ export interface ListFilters {
   /** UTC instants (ISO) bounding created_at: [from, to). */
   createdFrom?: string;
   createdBefore?: string;
+  /** UTC instants (ISO) bounding updated_at, both exclusive. */
+  updatedAfter?: string;
+  updatedBefore?: string;
   bookingCode?: string;
   paymentStatus?: string;
   durationMin?: number;
@@ -324,7 +327,7 @@ export interface ListFilters {
   search?: string;
 }
 
-export type ListSort = 'start_date' | 'created_at' | 'customer_name' | 'status' | 'id';
+export type ListSort = 'start_date' | 'created_at' | 'updated_at' | 'customer_name' | 'status' | 'id';
 
 /** The customers whose text matches, for filters on the booking's customer. */
 function customersWhere(db: Db, match: (c: { email: Expression<string | null>; phone: Expression<string | null>; fullName: Expression<string> }) => Expression<SqlBool>) {
@@ -351,6 +354,8 @@ function filtered(db: Db, f: ListFilters) {
     if (f.dateTo !== undefined) conditions.push(eb('b.start_date', '<=', f.dateTo));
     if (f.createdFrom !== undefined) conditions.push(eb('b.created_at', '>=', f.createdFrom));
     if (f.createdBefore !== undefined) conditions.push(eb('b.created_at', '<', f.createdBefore));
+    if (f.updatedAfter !== undefined) conditions.push(eb('b.updated_at', '>', f.updatedAfter));
+    if (f.updatedBefore !== undefined) conditions.push(eb('b.updated_at', '<', f.updatedBefore));
     if (f.bookingCode !== undefined) conditions.push(containsText(eb.ref('b.booking_code'), f.bookingCode));
     if (f.paymentStatus !== undefined) conditions.push(eb('b.payment_status', '=', f.paymentStatus as BookingsTable['payment_status']));
     if (f.durationMin !== undefined) conditions.push(eb('b.duration', '>=', f.durationMin));
@@ -396,13 +401,15 @@ export async function countBookings(db: Db, filters: ListFilters): Promise<numbe
 type SortKey = Expression<unknown>;
 
 /** The sort keys of a list order, id last so that pages never overlap. */
-function sortKeys(sort: ListSort, ref: (column: 'start_date' | 'start_time' | 'created_at' | 'status' | 'id') => SortKey, customerName: () => SortKey[]): SortKey[] {
+function sortKeys(sort: ListSort, ref: (column: 'start_date' | 'start_time' | 'created_at' | 'updated_at' | 'status' | 'id') => SortKey, customerName: () => SortKey[]): SortKey[] {
   switch (sort) {
     case 'start_date':
       // The local date and time, as the list shows them.
       return [ref('start_date'), ref('start_time'), ref('id')];
     case 'created_at':
       return [ref('created_at'), ref('id')];
+    case 'updated_at':
+      return [ref('updated_at'), ref('id')];
     case 'customer_name':
       return [...customerName(), ref('id')];
     case 'status':

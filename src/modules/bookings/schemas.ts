@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { pageParams } from '../../core/pagination.js';
+import { updatedParams } from '../../http/list-query.js';
 import { Currency, Id, Int32, MAX_AMOUNT, PartialText } from '../../http/schemas.js';
 import { AgentChoice, DateText, TimeText } from '../availability/index.js';
 import { MAX_BULK_BOOKINGS } from '../../core/limits.js';
@@ -114,6 +115,7 @@ export const ListQuery = Type.Object({
   date_to: Type.Optional(DateText),
   created_date_from: Type.Optional(DateText),
   created_date_to: Type.Optional(DateText),
+  ...updatedParams,
   booking_code: Type.Optional(PartialText('part of the booking code')),
   payment_status: Type.Optional(
     Type.Union([Type.Literal('not_paid'), Type.Literal('partially_paid'), Type.Literal('paid'), Type.Literal('refunded')]),
@@ -129,7 +131,7 @@ export const ListQuery = Type.Object({
   meta_value: Type.Optional(PartialText('part of the value of meta_key', META_LIMITS.valueLength)),
   search: Type.Optional(PartialText("part of the customer's name or email, or of the booking code")),
   sort: Type.Optional(
-    Type.Union([Type.Literal('start_date'), Type.Literal('created_at'), Type.Literal('customer_name'), Type.Literal('status'), Type.Literal('id')], {
+    Type.Union([Type.Literal('start_date'), Type.Literal('created_at'), Type.Literal('updated_at'), Type.Literal('customer_name'), Type.Literal('status'), Type.Literal('id')], {
       default: 'start_date',
     }),
   ),

@@ -16,6 +16,9 @@ export interface CustomerFilters {
   createdUntil?: string;
   updatedFrom?: string;
   updatedUntil?: string;
+  /** Both exclusive, unlike the prefix range above. */
+  updatedAfter?: string;
+  updatedBefore?: string;
   hasBookings?: boolean;
   isGuest?: boolean;
   hostUserId?: number;
@@ -27,7 +30,7 @@ export interface CustomerFilters {
 }
 
 export interface CustomerOrder {
-  column: 'id' | 'created_at';
+  column: 'id' | 'created_at' | 'updated_at';
   direction: 'asc' | 'desc';
 }
 
@@ -61,6 +64,8 @@ function filtered(db: Db, f: CustomerFilters) {
   if (f.createdUntil !== undefined) query = query.where('customers.created_at', '<', f.createdUntil);
   if (f.updatedFrom !== undefined) query = query.where('customers.updated_at', '>=', f.updatedFrom);
   if (f.updatedUntil !== undefined) query = query.where('customers.updated_at', '<', f.updatedUntil);
+  if (f.updatedAfter !== undefined) query = query.where('customers.updated_at', '>', f.updatedAfter);
+  if (f.updatedBefore !== undefined) query = query.where('customers.updated_at', '<', f.updatedBefore);
   if (f.isGuest !== undefined) query = query.where('customers.is_guest', '=', f.isGuest ? 1 : 0);
   if (f.hostUserId !== undefined) query = query.where('customers.host_user_id', '=', f.hostUserId);
   if (f.firstName) query = query.where(containsText(sql.ref('customers.first_name'), f.firstName));
@@ -100,7 +105,7 @@ export async function countCustomers(db: Db, filters: CustomerFilters): Promise<
  */
 export function pageQuery(db: Db, filters: CustomerFilters, order: CustomerOrder, limit: number, offset: number) {
   let query = filtered(db, filters).select('customers.id');
-  if (order.column === 'created_at') query = query.orderBy('customers.created_at', order.direction);
+  if (order.column !== 'id') query = query.orderBy(`customers.${order.column}`, order.direction);
   return query.orderBy('customers.id', order.direction).limit(limit).offset(offset);
 }
 

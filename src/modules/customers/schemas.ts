@@ -1,5 +1,6 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { pageParams } from '../../core/pagination.js';
+import { updatedParams } from '../../http/list-query.js';
 import { Id } from '../../http/schemas.js';
 import { textPattern } from '../../http/text-patterns.js';
 
@@ -68,8 +69,9 @@ export const CustomerListQuery = Type.Object({
   host_user_id: Type.Optional(Id({ description: 'Exact match' })),
   created_at: datePrefix('created_at'),
   updated_at: datePrefix('updated_at'),
+  ...updatedParams,
   search: partialText('the full name, email or phone'),
-  order_by: Type.Optional(Type.Enum(['id', 'created_at'], { default: 'created_at' })),
+  order_by: Type.Optional(Type.Enum(['id', 'created_at', 'updated_at'], { default: 'created_at' })),
   order_direction: Type.Optional(Type.Enum(['asc', 'desc'], { default: 'desc' })),
   include: Type.Optional(
     Type.String({

@@ -5,6 +5,7 @@ import { lockedTransaction } from '../../db/transactions.js';
 import { AppError, notFound, type ErrorDetails } from '../../core/errors.js';
 import { offsetOf, pageOf, type Page } from '../../core/pagination.js';
 import type { Site } from '../../core/site.js';
+import { updatedBounds } from '../../http/list-query.js';
 import { formatCents } from '../../lib/money.js';
 import { isCalendarDate, localDateTime, nowIso, storedInstant, todayIn } from '../../lib/time.js';
 import { localInstant, storedDayBounds, wallClockBoundary } from '../availability/index.js';
@@ -213,6 +214,9 @@ function listFilters(query: CustomerListQuery, timezone: string): CustomerFilter
   const created = query.created_at === undefined ? undefined : prefixRange('created_at', query.created_at, timezone, bad);
   const updated = query.updated_at === undefined ? undefined : prefixRange('updated_at', query.updated_at, timezone, bad);
   if (Object.keys(bad).length > 0) throw new AppError('invalid_parameters', 'Invalid query parameters', bad);
+  const { after, before } = updatedBounds(query, 'invalid_parameters');
+  filters.updatedAfter = after;
+  filters.updatedBefore = before;
   // created_at and created_after/before both bound the same column: keep the tighter bound of each side.
   if (created) {
     filters.createdFrom = filters.createdFrom === undefined || created.from > filters.createdFrom ? created.from : filters.createdFrom;

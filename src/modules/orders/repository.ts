@@ -20,20 +20,32 @@ export interface OrderFilter {
   customerId?: number;
   status?: OrdersTable['status'];
   paymentStatus?: OrdersTable['payment_status'];
+  /** UTC instants (ISO) bounding updated_at, both exclusive. */
+  updatedAfter?: string;
+  updatedBefore?: string;
+}
+
+export interface OrderSort {
+  column: 'id' | 'updated_at';
+  direction: 'asc' | 'desc';
 }
 
 export function findOrder(db: Db, id: number): Promise<OrderRow | undefined> {
   return db.selectFrom('orders').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** Newest first. */
-export async function listOrders(db: Db, filter: OrderFilter, page: PageRequest): Promise<{ rows: OrderRow[]; total: number }> {
+/** In the sort's order, id breaking ties in the same direction so that pages never overlap. */
+export async function listOrders(db: Db, filter: OrderFilter, sort: OrderSort, page: PageRequest): Promise<{ rows: OrderRow[]; total: number }> {
   let query = db.selectFrom('orders');
   if (filter.customerId !== undefined) query = query.where('customer_id', '=', filter.customerId);
   if (filter.status !== undefined) query = query.where('status', '=', filter.status);
   if (filter.paymentStatus !== undefined) query = query.where('payment_status', '=', filter.paymentStatus);
+  if (filter.updatedAfter !== undefined) query = query.where('updated_at', '>', filter.updatedAfter);
+  if (filter.updatedBefore !== undefined) query = query.where('updated_at', '<', filter.updatedBefore);
   const { total } = await query.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
-  const rows = await query.selectAll().orderBy('id', 'desc').limit(page.perPage).offset(offsetOf(page)).execute();
+  let ordered = query.selectAll();
+  if (sort.column === 'updated_at') ordered = ordered.orderBy('updated_at', sort.direction);
+  const rows = await ordered.orderBy('id', sort.direction).limit(page.perPage).offset(offsetOf(page)).execute();
   return { rows, total: Number(total) };
 }
 

@@ -12,7 +12,7 @@ export default async function orderRoutes(app: App): Promise<void> {
     {
       config: { permission: 'orders:read' },
       schema: {
-        summary: 'List orders, newest first',
+        summary: 'List orders, newest first unless sorted otherwise',
         tags,
         querystring: OrderListQuery,
         response: { 200: OrderList, ...errorResponses([400, ...AUTH_ERRORS]) },

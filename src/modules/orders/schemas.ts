@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { pageParams } from '../../core/pagination.js';
 import { Pagination } from '../../core/envelope.js';
+import { updatedParams } from '../../http/list-query.js';
 import { AmountInput, Currency, Id, Money, NullableString, SiteDateTime } from '../../http/schemas.js';
 
 export const ORDER_STATUSES = ['open', 'cancelled', 'completed'] as const;
@@ -74,6 +75,9 @@ export const OrderListQuery = Type.Object({
   customer_id: Type.Optional(Id()),
   status: Type.Optional(Type.Enum(ORDER_STATUSES)),
   payment_status: Type.Optional(Type.Enum(ORDER_PAYMENT_STATUSES)),
+  ...updatedParams,
+  sort: Type.Optional(Type.Enum(['id', 'updated_at'], { default: 'id', description: 'updated_at: ties in id order' })),
+  order: Type.Optional(Type.Enum(['asc', 'desc'], { default: 'desc' })),
 });
 export type OrderListQuery = Static<typeof OrderListQuery>;
 

@@ -3,6 +3,7 @@ import { isUniqueViolation } from '../../db/constraints.js';
 import type { Db } from '../../db/database.js';
 import { lockedTransaction } from '../../db/transactions.js';
 import { AppError, notFound } from '../../core/errors.js';
+import { updatedBounds } from '../../http/list-query.js';
 import { formatCents, toCents } from '../../lib/money.js';
 import { nowIso } from '../../lib/time.js';
 import { applyCoupon, heldCouponDiscount } from '../coupons/index.js';
@@ -64,9 +65,11 @@ export async function requireOrder(db: Db, id: number): Promise<repository.Order
 
 export async function listOrders(db: Db, site: Site, query: OrderListQuery) {
   const page = pageRequest(query, 10);
+  const updated = updatedBounds(query);
   const { rows, total } = await repository.listOrders(
     db,
-    { customerId: query.customer_id, status: query.status, paymentStatus: query.payment_status },
+    { customerId: query.customer_id, status: query.status, paymentStatus: query.payment_status, updatedAfter: updated.after, updatedBefore: updated.before },
+    { column: query.sort ?? 'id', direction: query.order ?? 'desc' },
     page,
   );
   const context = await site();

@@ -10,6 +10,7 @@ export const ERROR_STATUS = {
   forbidden: 403,
   insufficient_permissions: 403,
   not_found: 404,
+  method_not_allowed: 405,
   booking_not_found: 404,
   category_not_found: 404,
   customer_not_found: 404,

@@ -69,8 +69,6 @@ function toAppError(error: FastifyError, request: FastifyRequest): AppError | un
       return new AppError('invalid_request', 'Request body is larger than 1 MiB', undefined, { status: 413 });
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new AppError('invalid_request', 'Request body must be JSON (Content-Type: application/json)');
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new AppError('invalid_request', 'Request body is empty but Content-Type is application/json');
   }
   if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
     return new AppError('invalid_request', 'Request body is not valid JSON');
@@ -147,7 +145,28 @@ export function registerErrorHandler(app: FastifyInstance): void {
     sendError(reply, appError, style);
   });
 
-  app.setNotFoundHandler((request, reply) => {
-    sendError(reply, new AppError('not_found', `No route ${request.method} ${request.url.split('?', 1)[0]}`), 1);
+  // A known path asked with another method is 405 with the methods it takes, not 404.
+  const routes = new Map<string, { pattern: RegExp; methods: Set<string> }>();
+  app.addHook('onRoute', (route) => {
+    const known = routes.get(route.url) ?? { pattern: pathPattern(route.url), methods: new Set<string>() };
+    for (const method of [route.method].flat()) known.methods.add(method);
+    routes.set(route.url, known);
   });
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?', 1)[0] ?? '';
+    const allowed = new Set<string>();
+    for (const { pattern, methods } of routes.values()) if (pattern.test(path)) for (const method of methods) allowed.add(method);
+    if (allowed.size === 0) {
+      sendError(reply, new AppError('not_found', `No route ${request.method} ${path}`), 1);
+      return;
+    }
+    const allow = [...allowed].sort().join(', ');
+    sendError(reply.header('allow', allow), new AppError('method_not_allowed', `${path} does not take ${request.method}; it takes ${allow}`), PAYMENTS_PATH.test(path) ? 2 : 1);
+  });
+}
+
+/** A route's path (`/bookings/:id`) as a pattern that concrete paths match: a parameter is one segment, `*` the rest. */
+function pathPattern(url: string): RegExp {
+  const parts = url.split('/').map((segment) => (segment.startsWith(':') ? '[^/]+' : segment === '*' ? '.*' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+  return new RegExp(`^${parts.join('/')}$`);
 }

@@ -149,6 +149,31 @@ describe.each(DIALECTS)('errors and envelopes (%s)', (dialect) => {
     expect(res.json().error.code).toBe('not_found');
   });
 
+  it('answers a known path asked with another method with 405 and the methods it takes in Allow', async () => {
+    const res = await t.app.inject({ method: 'PATCH', url: `${ROOT}/bookings/1`, headers: await headers(), payload: '{}' });
+    expect(res.statusCode).toBe(405);
+    expect(res.headers.allow).toBe('DELETE, GET, HEAD, PUT');
+    expect(res.json()).toEqual({ status: 'error', error: { code: 'method_not_allowed', message: `${ROOT}/bookings/1 does not take PATCH; it takes DELETE, GET, HEAD, PUT` } });
+    const payments = await t.app.inject({ method: 'DELETE', url: `${ROOT}/payments`, headers: await headers() });
+    expect(payments.statusCode).toBe(405);
+    expect(payments.headers.allow).toBe('GET, HEAD, POST');
+    expect(payments.json()).toMatchObject({ success: false });
+    // A path no route takes stays 404, whatever the method.
+    expect((await t.app.inject({ method: 'PATCH', url: `${ROOT}/bookings/1/nothing`, headers: await headers() })).statusCode).toBe(404);
+  });
+
+  it('takes an empty body sent as JSON for no body: a DELETE goes through, a route that needs one names it', async () => {
+    const agent = await t.app.inject({ method: 'POST', url: `${ROOT}/agents`, headers: await headers(), payload: { first_name: 'Empty', last_name: 'Body', email: `empty.${dialect}@example.test` } });
+    expect(agent.statusCode, agent.body).toBe(201);
+    const gone = await t.app.inject({ method: 'DELETE', url: `${ROOT}/agents/${agent.json().data.id}`, headers: await headers(), payload: '' });
+    expect(gone.statusCode, gone.body).toBe(200);
+    const missing = await t.app.inject({ method: 'DELETE', url: `${ROOT}/agents/999999`, headers: await headers(), payload: '' });
+    expect(missing.statusCode).toBe(404);
+    const needed = await t.app.inject({ method: 'POST', url: `${ROOT}/test-echo`, headers: await headers(), payload: '' });
+    expect(needed.statusCode).toBe(400);
+    expect(needed.json().error.code).toBe('invalid_request');
+  });
+
   it('answers a path the router cannot take in the same envelope: bad percent-encoding 400, a long segment 414', async () => {
     for (const [url, status, message] of [
       [`${ROOT}/customers/%E0%A4%A`, 400, 'The path is not valid percent-encoding'],

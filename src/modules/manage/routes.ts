@@ -186,6 +186,11 @@ const NOT_FOUND = html`<h1>Booking not found</h1><p>This link does not name a bo
 
 export default async function manageRoutes(app: App, options: { publicUrl: string }): Promise<void> {
   await app.register(formbody);
+  // The API takes an empty JSON body for none (http/json-body.ts); a form post without its fields
+  // is a request not understood, answered like any other malformed one.
+  app.addHook('preValidation', (request, _reply, done) => {
+    done(request.method === 'POST' && request.body === undefined ? Object.assign(new Error('The form was sent without fields'), { statusCode: 400 }) : undefined);
+  });
 
   /** The booking the link names, or undefined for an unknown code or a wrong key. */
   async function bookingFor(code: string, access: Access): Promise<BookingView | undefined> {

@@ -7,10 +7,9 @@ import {
   busyBookings,
   busyBookingsOfAgent,
   busyBookingsOfRanges,
-  boundsOf,
+  boundsOfAgents,
   isBusyWithin,
   LAST_STORABLE_INSTANT,
-  widerBounds,
   type AgentBooking,
   type BusyBounds,
   type ConnectionRow,
@@ -148,10 +147,10 @@ export function workingCandidates(candidates: readonly Candidate[], date: string
  * longest booking of any of them, and out to the widest buffer of theirs or the span's, as this
  * transaction read them with the agents.
  */
-async function boundsOfAgents(reads: AgentReads, agentIds: Iterable<number>, ownBufferMs: number): Promise<BusyBounds> {
-  let bounds = boundsOf({ longest_booking_ms: 0, widest_buffer_ms: 0 }, ownBufferMs);
-  for (const agentId of agentIds) bounds = widerBounds(bounds, boundsOf(await reads.agent(agentId), ownBufferMs));
-  return bounds;
+async function readBounds(reads: AgentReads, agentIds: Iterable<number>, ownBufferMs: number): Promise<BusyBounds> {
+  const rows = [];
+  for (const agentId of agentIds) rows.push(await reads.agent(agentId));
+  return boundsOfAgents(rows, ownBufferMs);
 }
 
 /** The widest buffer any of these candidates keeps around a booking, in ms. */
@@ -161,7 +160,7 @@ function widestOwnBuffer(candidates: readonly { bufferBeforeMinutes: number; buf
 
 /** The agents' busy bookings within the bounds of the agents, as this transaction read them with their other facts. */
 async function busyOfAgents(db: Db, agentIds: readonly number[], range: Span, reads: AgentReads, ownBufferMs: number): Promise<AgentBooking[]> {
-  const bounds = await boundsOfAgents(reads, agentIds, ownBufferMs);
+  const bounds = await readBounds(reads, agentIds, ownBufferMs);
   const [only] = agentIds;
   return only !== undefined && agentIds.length === 1 ? busyBookingsOfAgent(db, only, range, bounds) : busyBookings(db, agentIds, range, { bounds });
 }
@@ -280,7 +279,7 @@ export async function bulkBusyReads(
     for (const agentId of agentIds) wanted.set(agentId, [...(wanted.get(agentId) ?? []), range]);
   }
   const read = [...wanted].flatMap(([agentId, ranges]) => mergeSpans(ranges).map((range) => ({ agentId, range })));
-  const bounds = await boundsOfAgents(reads, wanted.keys(), ownBufferMs);
+  const bounds = await readBounds(reads, wanted.keys(), ownBufferMs);
   const bookings = await busyBookingsOfRanges(db, read, bounds);
   return async (agentIds, range, ownBuffer) => {
     const covered =

@@ -35,16 +35,23 @@ export const WIDEST_BOUNDS: BusyBounds = { lookbackMs: LONGEST_BOOKING_MS, reach
  * The bounds of a check of an agent whose busy-time row says this (undefined: no row, so the
  * widest), for a span keeping `ownBufferMs` free on either side.
  */
-export function boundsOf(row: { longest_booking_ms: number | null; widest_buffer_ms: number | null } | undefined, ownBufferMs: number): BusyBounds {
+/** What a busy-time row records of an agent's bookings (null: read through a join that found no row). */
+type BoundsRow = { longest_booking_ms: number | null; widest_buffer_ms: number | null };
+
+export function boundsOf(row: BoundsRow | undefined, ownBufferMs: number): BusyBounds {
   return {
     lookbackMs: lookbackOf(row?.longest_booking_ms ?? null),
     reachMs: Math.max(ownBufferMs, row?.widest_buffer_ms ?? BUFFER_REACH_MS),
   };
 }
 
-/** The bounds that cover both. */
-export function widerBounds(a: BusyBounds, b: BusyBounds): BusyBounds {
-  return { lookbackMs: Math.max(a.lookbackMs, b.lookbackMs), reachMs: Math.max(a.reachMs, b.reachMs) };
+/** The bounds that cover every one of these agents' busy-time rows (undefined: an agent without one). */
+export function boundsOfAgents(rows: readonly (BoundsRow | undefined)[], ownBufferMs: number): BusyBounds {
+  const covering = rows.map((row) => boundsOf(row, ownBufferMs));
+  return {
+    lookbackMs: Math.max(0, ...covering.map((b) => b.lookbackMs)),
+    reachMs: Math.max(ownBufferMs, ...covering.map((b) => b.reachMs)),
+  };
 }
 
 /** The range whose bookings may keep some part of `range` from being booked, buffers counted. */
@@ -192,10 +199,14 @@ export interface AgentBooking extends BusyBooking {
  * booking a check must see; an agent without a row falls back to the widest bounds.
  */
 export async function busyBoundsOf(db: Db, agentIds: readonly number[], ownBufferMs: number): Promise<BusyBounds> {
-  if (agentIds.length === 0) return boundsOf({ longest_booking_ms: 0, widest_buffer_ms: 0 }, ownBufferMs);
-  const rows = await db.selectFrom('agent_busy_versions').select(['longest_booking_ms', 'widest_buffer_ms']).where('agent_id', 'in', [...agentIds]).execute();
-  if (rows.length < new Set(agentIds).size) return boundsOf(undefined, ownBufferMs);
-  return rows.map((row) => boundsOf(row, ownBufferMs)).reduce(widerBounds, boundsOf({ longest_booking_ms: 0, widest_buffer_ms: 0 }, ownBufferMs));
+  if (agentIds.length === 0) return boundsOfAgents([], ownBufferMs);
+  const rows = await db
+    .selectFrom('agent_busy_versions')
+    .select(['agent_id', 'longest_booking_ms', 'widest_buffer_ms'])
+    .where('agent_id', 'in', [...agentIds])
+    .execute();
+  const byAgent = new Map(rows.map((row) => [row.agent_id, row]));
+  return boundsOfAgents(agentIds.map((id) => byAgent.get(id)), ownBufferMs);
 }
 
 /** How far before a range a check looks for bookings of an agent whose busy-time row says `longest` (null: no row). */

@@ -12,6 +12,7 @@ import { migrateToLatest } from './db/migrate.js';
 import { registerAuth } from './http/auth.js';
 import { clientError, frameworkError, registerErrorHandler } from './http/error-handler.js';
 import { registerJsonBodies } from './http/json-body.js';
+import { registerStrictInput } from './http/strict-input.js';
 import { registerIdempotency } from './http/idempotency.js';
 import { registerInputGuard } from './http/input-guard.js';
 import { openApiOptions } from './http/openapi.js';
@@ -182,6 +183,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   registerErrorHandler(app);
   registerJsonBodies(app);
+  registerStrictInput(app);
   registerAuth(app, { findKey: (presented) => findActiveKey(database.db, presented), nodeEnv: config.nodeEnv, rateLimits, audit, now: options.now ?? Date.now });
   // Before idempotency: a refused request claims no key, as one refused by its schema.
   registerInputGuard(app);

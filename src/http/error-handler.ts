@@ -7,28 +7,39 @@ import { isDatabaseUnavailable } from '../db/database.js';
 import { AppError, renderError, type ErrorDetails, type ErrorStyle } from '../core/errors.js';
 import { API_ROOT } from './route-config.js';
 import { patternMeaning } from './text-patterns.js';
+import { unknownFieldMessage } from './strict-input.js';
 
 interface ValidationIssue {
   instancePath: string;
   keyword: string;
   params: Record<string, unknown>;
   message?: string;
+  /** The schema holding the failed keyword (Ajv's verbose option). */
+  parentSchema?: object;
 }
 
-function fieldOf(issue: ValidationIssue): string {
-  if (issue.keyword === 'required' && typeof issue.params.missingProperty === 'string') {
-    const parent = issue.instancePath.slice(1).replaceAll('/', '.');
-    return parent ? `${parent}.${issue.params.missingProperty}` : issue.params.missingProperty;
-  }
-  return issue.instancePath.slice(1).replaceAll('/', '.') || 'body';
+function knownFields(schema: object | undefined): string[] {
+  const properties = schema !== undefined && 'properties' in schema ? schema.properties : undefined;
+  return typeof properties === 'object' && properties !== null ? Object.keys(properties) : [];
 }
+
+/** The field an issue is about: the missing or unknown one itself, not the object that lacks or holds it. */
+function fieldOf(issue: ValidationIssue): string {
+  const parent = issue.instancePath.slice(1).replaceAll('/', '.');
+  const named = issue.keyword === 'required' ? issue.params.missingProperty : issue.keyword === 'additionalProperties' ? issue.params.additionalProperty : undefined;
+  if (typeof named === 'string') return parent ? `${parent}.${named}` : named;
+  return parent || 'body';
+}
+
+// A field that may be cleared lists null among its values; it is no value to name.
+const oneOf = (values: readonly unknown[]) => `must be one of ${values.filter((value) => value !== null).map(String).join(', ')}`;
 
 function messageOf(issue: ValidationIssue): string {
   if (issue.keyword === 'required') return 'is required';
-  if (issue.keyword === 'enum' && Array.isArray(issue.params.allowedValues)) {
-    // A field that may be cleared lists null among its values; it is no value to name.
-    return `must be one of ${issue.params.allowedValues.filter((value) => value !== null).join(', ')}`;
+  if (issue.keyword === 'additionalProperties') {
+    return unknownFieldMessage(String(issue.params.additionalProperty), knownFields(issue.parentSchema));
   }
+  if (issue.keyword === 'enum' && Array.isArray(issue.params.allowedValues)) return oneOf(issue.params.allowedValues);
   if (issue.keyword === 'pattern') return patternMeaning(issue.params.pattern);
   if (issue.keyword === 'format' && issue.params.format === 'date') return 'must be a date as YYYY-MM-DD';
   return issue.message ?? 'is invalid';
@@ -45,12 +56,19 @@ const saysLittle = (issue: ValidationIssue) =>
 export function validationDetails(issues: readonly ValidationIssue[]): ErrorDetails {
   const details: ErrorDetails = {};
   const vague = new Set<string>();
+  // A union of constants (TypeBox's literal unions) fails once per constant: together they are its values.
+  const constants = new Map<string, unknown[]>();
+  for (const issue of issues) {
+    if (issue.keyword !== 'const') continue;
+    const field = fieldOf(issue);
+    constants.set(field, [...(constants.get(field) ?? []), issue.params.allowedValue]);
+  }
   for (const issue of issues) {
     // anyOf/oneOf repeat each branch's complaint; the first that says something names the field well enough.
     const field = fieldOf(issue);
     const better = !(field in details) || (vague.has(field) && !saysLittle(issue));
     if (!better) continue;
-    details[field] = messageOf(issue);
+    details[field] = issue.keyword === 'const' ? oneOf(constants.get(field) ?? []) : messageOf(issue);
     if (saysLittle(issue)) vague.add(field);
     else vague.delete(field);
   }
@@ -131,10 +149,38 @@ export function clientError(error: Error & { code?: string }, socket: Duplex): v
   socket.destroy(error);
 }
 
+/** How much of an oversized body is read and dropped after its 413, and for how long, before the connection is cut. */
+export const OVERSIZED_DRAIN = { bytes: 64 * 1024 * 1024, ms: 30_000 };
+
+/**
+ * A client still sending an oversized body when its 413 is sent loses the answer if the server
+ * closes at once: the kernel answers the unread bytes with a reset, and the client's send fails
+ * before it reads (EPIPE). Instead the rest of the body is read and dropped (Node dumps what
+ * nobody reads), up to a bound, and the connection stays open for the client's next request;
+ * past the bound it is cut.
+ */
+function drainAfterAnswer(request: FastifyRequest, reply: FastifyReply): void {
+  void reply.removeHeader('connection');
+  reply.raw.once('finish', () => {
+    const body = request.raw;
+    if (body.complete) return;
+    let read = 0;
+    const cut = () => body.socket.destroy();
+    const timer = setTimeout(cut, OVERSIZED_DRAIN.ms);
+    timer.unref();
+    body.on('data', (chunk: Buffer) => {
+      read += chunk.length;
+      if (read > OVERSIZED_DRAIN.bytes) cut();
+    });
+    body.once('close', () => clearTimeout(timer));
+  });
+}
+
 /** The single place where errors become HTTP answers. Nothing internal ever reaches the client. */
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const style = request.routeOptions.config?.errorStyle ?? 1;
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') drainAfterAnswer(request, reply);
     let appError = toAppError(error, request);
     if (appError?.code === 'service_not_available') {
       request.log.warn({ err: error }, 'database unavailable');

@@ -1,6 +1,8 @@
 import AjvCompiler, { type BuildCompilerFromPool } from '@fastify/ajv-compiler';
 import type { Ajv, ValidateFunction } from 'ajv';
 import type { SchemaValidateFunction } from 'ajv/dist/types/index.js';
+import { API_ROOT } from './route-config.js';
+import { closedSchema, closesPart } from './strict-input.js';
 
 /**
  * The service's Ajv coerces types, as path and query text must become numbers and booleans, and
@@ -90,8 +92,12 @@ export function withSentTypes(schema: unknown): unknown {
   return { ...(defaultValue === undefined ? {} : { default: defaultValue }), if: check, then: typed, else: check };
 }
 
-/** The Ajv options of every route's validation, beside Fastify's defaults. */
-export const AJV_OPTIONS = { allErrors: true, coerceTypes: true };
+/**
+ * The Ajv options of every route's validation, beside Fastify's defaults. A field a closed schema
+ * does not name is an error, not silently dropped (Fastify's default), and its error carries the
+ * schema so the answer can name the field that was meant.
+ */
+export const AJV_OPTIONS = { allErrors: true, coerceTypes: true, removeAdditional: false, verbose: true } as const;
 
 /**
  * A validator of a part of a body that its route checks apart (each bulk element, so that a bad
@@ -100,7 +106,8 @@ export const AJV_OPTIONS = { allErrors: true, coerceTypes: true };
  */
 export function bodyPartValidator<T>(schema: unknown): ValidateFunction<T> {
   const compile = sentTypeValidators()({}, { customOptions: AJV_OPTIONS }) as unknown as (route: RouteDefinition) => ValidateFunction<T>;
-  return compile({ method: 'POST', url: '', httpPart: 'body', schema });
+  // Bulk elements are parts of an API body, closed as the body is.
+  return compile({ method: 'POST', url: API_ROOT, httpPart: 'body', schema });
 }
 
 /** What Fastify hands the validator compiler for each part of each route. */
@@ -111,7 +118,11 @@ interface RouteDefinition {
   schema?: unknown;
 }
 
-/** Fastify's own validator compiler, with body schemas checked by withSentTypes. */
+/**
+ * Fastify's own validator compiler, with body schemas checked by withSentTypes, and the API's
+ * bodies and queries closed to fields they do not name (shared schemas too, as request parts
+ * refer to them).
+ */
 export function sentTypeValidators(): BuildCompilerFromPool {
   const build = AjvCompiler();
   return (externalSchemas, options) => {
@@ -120,8 +131,12 @@ export function sentTypeValidators(): BuildCompilerFromPool {
       addSentAsKeyword(ajv);
     };
     // Fastify calls the compiler with the route definition; the package's type names only a schema.
-    const compile = build(externalSchemas, { ...options, onCreate }) as unknown as (route: RouteDefinition) => ReturnType<ReturnType<BuildCompilerFromPool>>;
-    const compileRoute = (route: RouteDefinition) => compile(route.httpPart === 'body' ? { ...route, schema: withSentTypes(route.schema) } : route);
+    const shared = Object.fromEntries(Object.entries(externalSchemas).map(([id, schema]) => [id, closedSchema(schema) as typeof schema]));
+    const compile = build(shared, { ...options, onCreate }) as unknown as (route: RouteDefinition) => ReturnType<ReturnType<BuildCompilerFromPool>>;
+    const compileRoute = (route: RouteDefinition) => {
+      const schema = closesPart(route.httpPart, route.url) ? closedSchema(route.schema) : route.schema;
+      return compile({ ...route, schema: route.httpPart === 'body' ? withSentTypes(schema) : schema });
+    };
     return compileRoute as unknown as ReturnType<BuildCompilerFromPool>;
   };
 }

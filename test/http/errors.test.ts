@@ -240,4 +240,26 @@ describe.each(DIALECTS)('errors and envelopes (%s)', (dialect) => {
       expect(JSON.parse(body)).toEqual({ status: 'error', error: { code: 'invalid_request', message: expect.any(String) } });
     }
   });
+
+  it('lets a client still sending an oversized body receive its 413: the rest is read and dropped, not cut off', async () => {
+    if (!t.app.server.listening) await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = t.app.server.address() as AddressInfo;
+    const key = (await headers())['x-api-key'];
+    const body = Buffer.alloc(8 * 1024 * 1024, 'a');
+    for (const framing of ['content-length', 'chunked'] as const) {
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1');
+        let received = '';
+        socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+        socket.on('close', () => resolve(received));
+        // Without the drain the server closes with the body unread, and writing fails with EPIPE.
+        socket.on('error', reject);
+        const head = `POST ${ROOT}/test-echo HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\n`;
+        if (framing === 'content-length') socket.end(Buffer.concat([Buffer.from(`${head}Content-Length: ${body.length}\r\n\r\n`), body]));
+        else socket.end(Buffer.concat([Buffer.from(`${head}Transfer-Encoding: chunked\r\n\r\n${body.length.toString(16)}\r\n`), body, Buffer.from('\r\n0\r\n\r\n')]));
+      });
+      expect(answer, framing).toMatch(/^HTTP\/1.1 413 /);
+      expect(answer, framing).toContain('"Request body is larger than 1 MiB"');
+    }
+  });
 });

@@ -99,12 +99,12 @@ describe.each(DIALECTS)('locations (%s)', (dialect) => {
       expect(cleared.body.data.category_id).toBeNull();
     });
 
-    it('ignores body fields the schema does not name, columns included', async () => {
+    it('refuses body fields the schema does not name, columns included, and changes nothing', async () => {
       const id = (await call('POST', '/locations', { name: 'Main' })).body.data.id;
       const updated = await call('PUT', `/locations/${id}`, { zzz: 1, id: id + 100, deleted_at: '2020-01-01', created_at: 'then', order_number: 4 });
-      expect(updated.status).toBe(200);
-      expect(updated.body.data).toMatchObject({ id, name: 'Main', order_number: 4 });
-      expect((await call('GET', `/locations/${id}`)).body.data).toMatchObject({ id, order_number: 4 });
+      expect(updated.status).toBe(400);
+      expect(Object.keys(updated.body.error.details).sort()).toEqual(['created_at', 'deleted_at', 'id', 'zzz']);
+      expect((await call('GET', `/locations/${id}`)).body.data).toMatchObject({ id, order_number: 0 });
       expect((await call('GET', '/locations')).body.pagination.total).toBe(1);
     });
 

@@ -55,11 +55,14 @@ describe.each(DIALECTS)('client addresses behind a proxy (%s)', (dialect) => {
     const t = useTestApp(dialect, { TRUST_PROXY: trustProxy }, { now });
     beforeAll(() => setAdminPassword(t.db, PASSWORD));
 
-    it('limits each forwarded client alone (a spoofed first entry does not help) and audits its address', async () => {
+    it('limits each forwarded client alone (a spoofed first entry does not help), audits its address and believes its protocol', async () => {
       // The attacker writes any X-Forwarded-For it likes; the proxy appends the address it sees.
       await wrongPasswords(t.app, PROXY, (i) => `198.51.100.${i}, ${ATTACKER}`);
       expect((await postLogin(t.app, PASSWORD, PROXY, forwardedFor(`198.51.100.99, ${ATTACKER}`))).statusCode).toBe(429);
-      expect((await postLogin(t.app, PASSWORD, PROXY, forwardedFor(ADMIN))).statusCode).toBe(303);
+      const admin = await postLogin(t.app, PASSWORD, PROXY, { ...forwardedFor(ADMIN), 'x-forwarded-proto': 'https' });
+      expect(admin.statusCode).toBe(303);
+      // TLS ended at the proxy: the session cookie still travels only over HTTPS.
+      expect(admin.cookies.find((c) => c.name === 'bk_admin_session')?.secure).toBe(true);
 
       for (let i = 0; i < FAILED_AUTH_PER_MINUTE; i++) expect(await wrongKey(t.app, PROXY, `198.51.100.${i}, ${ATTACKER}`)).toBe(401);
       expect(await wrongKey(t.app, PROXY, ATTACKER)).toBe(429);

@@ -80,13 +80,16 @@ describe.each(DIALECTS)('client addresses behind a proxy (%s)', (dialect) => {
     });
   });
 
-  describe('with TRUST_PROXY as a hop count', () => {
-    const t = useTestApp(dialect, { TRUST_PROXY: '2' }, { now });
+  // Two hops: the peer and the nearest forwarded address are proxies; true: every address is.
+  describe.each([
+    ['2', ATTACKER],
+    ['true', '198.51.100.1'],
+  ])('with TRUST_PROXY=%s', (trustProxy, client) => {
+    const t = useTestApp(dialect, { TRUST_PROXY: trustProxy }, { now });
 
-    it('takes the address that many hops from the peer, whatever the peer', async () => {
-      // The peer and the nearest forwarded address are the two proxies; the one before is the client.
+    it('takes the client from X-Forwarded-For whatever the peer', async () => {
       expect(await wrongKey(t.app, '192.0.2.1', `198.51.100.1, ${ATTACKER}, 10.0.0.2`)).toBe(401);
-      expect(await auditedAddresses(t)).toEqual([ATTACKER]);
+      expect(await auditedAddresses(t)).toEqual([client]);
     });
   });
 });

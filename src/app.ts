@@ -222,7 +222,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   app.get(`${API_ROOT}/openapi.json`, { config: { permission: 'public' }, schema: { hide: true } }, async () => app.swagger());
 
   for (const routes of MODULE_ROUTES) await app.register(routes, { prefix: API_ROOT });
-  await app.register(adminRoutes, { prefix: '/admin', rateLimits });
+  await app.register(adminRoutes, { prefix: '/admin', rateLimits, now: options.now ?? Date.now });
   await app.register(manageRoutes, { prefix: '/manage-booking', publicUrl: config.publicUrl });
   return app;
 }

@@ -8,7 +8,7 @@ import { PASSWORD, postLogin } from '../admin/session.js';
 
 const STATUS = '/booking-api/v1/status';
 const WRONG_KEY = 'bk_test_nopenopenopenopenopenopenopenope';
-// Half a minute into an hour: no failed-authentication window ends during a test.
+// Half a minute into an hour: no failed-authentication or sign-in window ends during a test.
 const PINNED_NOW = Date.UTC(2026, 10, 21, 10, 0, 30);
 const now = (): number => PINNED_NOW;
 /** app.inject's default peer: the proxy in these tests. */

@@ -6,7 +6,7 @@ import Fastify, { type FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import type { App } from './core/app.js';
 import type { Site } from './core/site.js';
-import type { Config } from './config.js';
+import type { Config, TrustProxy } from './config.js';
 import { openDatabase, type DatabaseHandle, type Db } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { registerAuth } from './http/auth.js';
@@ -115,6 +115,16 @@ function requestForLog(request: FastifyRequest) {
   };
 }
 
+/**
+ * TRUST_PROXY as Fastify takes it. Fastify 5.12 trusts no peer for a bare hop count (it cannot
+ * tell a proxy from a client that connects directly), so a count is given as the function Fastify
+ * used to build for it: the nearest N addresses, the peer first, are proxies.
+ */
+function trustedProxies(trust: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof trust === 'number') return (_address, hop) => hop < trust;
+  return typeof trust === 'boolean' ? trust : [...trust];
+}
+
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<App> {
   const database: DatabaseHandle = openDatabase(config.databaseUrl, { backgroundCheckpoints: true });
   let rateLimits: RateLimitStore;
@@ -139,6 +149,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       serializers: { req: requestForLog },
     },
     genReqId: () => randomUUID(),
+    trustProxy: trustedProxies(config.trustProxy),
     bodyLimit: 1024 * 1024,
     // Fastify's default coercion, 'array', also takes ["x"] for "x"; inside anyOf it checks the
     // branch without unwrapping, so the handler got the array. Scalars stay scalars, and body
@@ -213,7 +224,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   app.get(`${API_ROOT}/openapi.json`, { config: { permission: 'public' }, schema: { hide: true } }, async () => app.swagger());
 
   for (const routes of MODULE_ROUTES) await app.register(routes, { prefix: API_ROOT });
-  await app.register(adminRoutes, { prefix: '/admin', rateLimits });
+  await app.register(adminRoutes, { prefix: '/admin', rateLimits, now: options.now ?? Date.now });
   await app.register(manageRoutes, { prefix: '/manage-booking', publicUrl: config.publicUrl });
   return app;
 }

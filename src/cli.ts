@@ -1,5 +1,7 @@
 import { loadConfig, ConfigError } from './config.js';
-import { UsageError, type CliIo, type Command } from './cli/command.js';
+import { defineCommand, JSON_OPTION, UsageError, type CliIo, type Command } from './cli/command.js';
+import { commandHelp, commandList, usageLine } from './cli/help.js';
+import { parseCommandLine } from './cli/parse.js';
 import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { AppError } from './core/errors.js';
@@ -10,17 +12,19 @@ import { seed } from './modules/demo/index.js';
 import { outboxList } from './modules/mail/index.js';
 import { initialiseSettings, settingsGet, settingsSet } from './modules/settings/index.js';
 
-const migrate: Command = {
-  usage: 'migrate [--json]',
+const migrate = defineCommand({
+  summary: 'Apply pending migrations and say which were applied.',
+  options: { json: JSON_OPTION },
   // Pending migrations are applied before any command runs; this one reports what that did.
-  run: ({ io, args, applied }) => {
-    if (args.includes('--json')) io.stdout.write(`${JSON.stringify({ applied })}\n`);
+  run: ({ io, options, applied }) => {
+    if (options.json) io.stdout.write(`${JSON.stringify({ applied })}\n`);
     else io.stdout.write(applied.length > 0 ? `applied: ${applied.join(', ')}\n` : 'database is up to date\n');
     return Promise.resolve();
   },
-};
+});
 
-const COMMANDS: Record<string, Command> = {
+/** Every command by its name; a name of two words belongs to the group named by the first. */
+const COMMANDS: Readonly<Record<string, Command>> = {
   migrate,
   'keys create': keysCreate,
   'keys list': keysList,
@@ -33,36 +37,79 @@ const COMMANDS: Record<string, Command> = {
   'outbox list': outboxList,
 };
 
-function usage(): string {
-  return `usage: booking <command>\n${Object.values(COMMANDS)
-    .map((c) => `  booking ${c.usage}`)
-    .join('\n')}\n`;
+const HELP_FLAGS = ['--help', '-h'];
+const asksHelp = (args: readonly string[]) => args.some((arg) => HELP_FLAGS.includes(arg));
+
+function overview(): string {
+  return (
+    `usage: booking COMMAND [ARGUMENTS] [OPTIONS]\n\ncommands:\n${commandList(COMMANDS)}\n` +
+    'Every command reads DATABASE_URL and applies pending migrations first.\n' +
+    "Run 'booking COMMAND --help' for a command's arguments and options.\n"
+  );
 }
 
-function findCommand(argv: readonly string[]): { command: Command; args: string[] } | undefined {
-  const [first, second] = argv;
-  if (first !== undefined && second !== undefined && COMMANDS[`${first} ${second}`]) {
-    return { command: COMMANDS[`${first} ${second}`]!, args: argv.slice(2) };
-  }
-  if (first !== undefined && COMMANDS[first]) return { command: COMMANDS[first], args: argv.slice(1) };
-  return undefined;
+function groupHelp(group: string): string {
+  const members = Object.fromEntries(Object.entries(COMMANDS).filter(([name]) => name.startsWith(`${group} `)));
+  return `usage: booking ${group} SUBCOMMAND\n\nsubcommands:\n${commandList(members)}\nRun 'booking ${group} SUBCOMMAND --help' for its arguments and options.\n`;
 }
 
-/** Runs one CLI command; returns the exit code. Every command first migrates the database. */
+type Found = { kind: 'command'; name: string; command: Command; args: string[] } | { kind: 'group'; group: string; rest: string[] } | { kind: 'unknown'; name: string };
+
+function findCommand(argv: readonly string[]): Found {
+  const [first = '', second] = argv;
+  const two = `${first} ${second ?? ''}`;
+  if (second !== undefined && COMMANDS[two]) return { kind: 'command', name: two, command: COMMANDS[two], args: argv.slice(2) };
+  if (COMMANDS[first]) return { kind: 'command', name: first, command: COMMANDS[first], args: argv.slice(1) };
+  if (Object.keys(COMMANDS).some((name) => name.startsWith(`${first} `))) return { kind: 'group', group: first, rest: argv.slice(1) };
+  return { kind: 'unknown', name: first };
+}
+
+/**
+ * Runs one CLI command; returns the exit code: 0 done, 1 failed, 2 not understood (then the
+ * usage goes to stderr). Every command first migrates the database.
+ */
 export async function runCli(argv: readonly string[], io: CliIo, env: Record<string, string | undefined>): Promise<number> {
-  const asksHelp = (args: readonly string[]) => args.includes('--help') || args.includes('-h');
-  if (argv.length === 1 && (asksHelp(argv) || argv[0] === 'help')) {
-    io.stdout.write(usage());
-    return 0;
-  }
-  const found = findCommand(argv);
-  if (!found) {
-    io.stderr.write(usage());
+  if (argv.length === 0) {
+    io.stderr.write(overview());
     return 2;
   }
+  // `help`, `--help`, and `help COMMAND` as `COMMAND --help`.
+  if (argv[0] === 'help' || HELP_FLAGS.includes(argv[0] ?? '')) {
+    if (argv.length === 1 || argv[0] !== 'help') {
+      io.stdout.write(overview());
+      return 0;
+    }
+    return runCli([...argv.slice(1), '--help'], io, env);
+  }
+  const found = findCommand(argv);
+  if (found.kind === 'unknown') {
+    io.stderr.write(`unknown command: ${found.name}\n\n${overview()}`);
+    return 2;
+  }
+  if (found.kind === 'group') {
+    const [sub] = found.rest;
+    if (sub !== undefined && HELP_FLAGS.includes(sub)) {
+      io.stdout.write(groupHelp(found.group));
+      return 0;
+    }
+    io.stderr.write(`${sub === undefined ? `missing subcommand: ${found.group}` : `unknown command: ${found.group} ${sub}`}\n\n${groupHelp(found.group)}`);
+    return 2;
+  }
+  const { name, command } = found;
   if (asksHelp(found.args)) {
-    io.stdout.write(`usage: booking ${found.command.usage}\n`);
+    io.stdout.write(commandHelp(name, command));
     return 0;
+  }
+  const usageMistake = (error: UsageError) => {
+    io.stderr.write(`error: ${error.message}\nusage: booking ${usageLine(name, command)}\nRun 'booking ${name} --help' for its options.\n`);
+    return 2;
+  };
+  let commandLine;
+  try {
+    commandLine = parseCommandLine(command, found.args);
+  } catch (error) {
+    if (error instanceof UsageError) return usageMistake(error);
+    throw error;
   }
   let config;
   try {
@@ -85,13 +132,10 @@ export async function runCli(argv: readonly string[], io: CliIo, env: Record<str
   try {
     const applied = await migrateToLatest(database);
     await initialiseSettings(database.db, config.siteTimezone);
-    await found.command.run({ db: database.db, config, io, args: found.args, applied });
+    await command.run({ db: database.db, config, io, ...commandLine, applied });
     return 0;
   } catch (error) {
-    if (error instanceof UsageError || (error instanceof Error && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))) {
-      io.stderr.write(`error: ${error.message}\nusage: booking ${found.command.usage}\n`);
-      return 2;
-    }
+    if (error instanceof UsageError) return usageMistake(error);
     if (error instanceof AppError) {
       io.stderr.write(`error: ${error.message}\n`);
       return 1;

@@ -1,3 +1,4 @@
+import { isIP, isIPv4 } from 'node:net';
 import { IANAZone } from 'luxon';
 
 export type NodeEnv = 'development' | 'production' | 'test';
@@ -8,6 +9,8 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export interface Config {
   readonly port: number;
   readonly host: string;
+  /** Which peers' X-Forwarded-* headers to believe (TRUST_PROXY); false: none, the peer is the client. */
+  readonly trustProxy: TrustProxy;
   readonly databaseUrl: string;
   readonly redisUrl: string | undefined;
   readonly siteTimezone: string;
@@ -17,6 +20,9 @@ export interface Config {
   readonly nodeEnv: NodeEnv;
   readonly logLevel: LogLevel;
 }
+
+/** Every peer (true), the nearest N hops, or the peers in these addresses and ranges. */
+export type TrustProxy = boolean | number | readonly string[];
 
 /** A configuration value that stops start-up; the message is one line naming the variable. */
 export class ConfigError extends Error {}
@@ -62,6 +68,50 @@ function parseDatabaseUrl(env: Env): string {
   return fail('DATABASE_URL', 'must be sqlite:<path> or postgres://…');
 }
 
+// proxy-addr's (Fastify's) names for ranges.
+const NAMED_RANGES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** A dotted IPv4 netmask's prefix length; undefined unless its one bits are contiguous. */
+function netmaskLength(mask: string): number | undefined {
+  const bits = mask
+    .split('.')
+    .map((octet) => Number(octet).toString(2).padStart(8, '0'))
+    .join('');
+  if (!/^1+0*$/.test(bits)) return undefined;
+  const zero = bits.indexOf('0');
+  return zero < 0 ? 32 : zero;
+}
+
+/** Whether Fastify's trustProxy takes this entry of a list: an address, a CIDR range (or IPv4 netmask), or a named range. */
+function isTrustEntry(entry: string): boolean {
+  if (NAMED_RANGES.includes(entry)) return true;
+  const slash = entry.lastIndexOf('/');
+  const address = slash < 0 ? entry : entry.slice(0, slash);
+  // Stricter than proxy-addr, which also takes shorthands such as 127.1.
+  const family = isIP(address);
+  if (family === 0) return false;
+  if (slash < 0) return true;
+  const range = entry.slice(slash + 1);
+  const length = /^\d+$/.test(range) ? Number(range) : family === 4 && isIPv4(range) ? netmaskLength(range) : undefined;
+  return length !== undefined && length >= 1 && length <= (family === 4 ? 32 : 128);
+}
+
+function parseTrustProxy(env: Env): TrustProxy {
+  const raw = read(env, 'TRUST_PROXY');
+  if (raw === undefined || raw === 'false') return false;
+  if (raw === 'true') return true;
+  if (/^\d+$/.test(raw)) {
+    if (!Number.isSafeInteger(Number(raw))) fail('TRUST_PROXY', `a hop count must be a small integer, got "${raw}"`);
+    return Number(raw);
+  }
+  const entries = raw.split(',').map((entry) => entry.trim());
+  const bad = entries.find((entry) => !isTrustEntry(entry));
+  if (bad !== undefined) {
+    fail('TRUST_PROXY', `"${bad}" is not an IP address, a CIDR range or loopback|linklocal|uniquelocal (give true, a hop count, or a comma-separated list)`);
+  }
+  return Object.freeze(entries);
+}
+
 /**
  * The zone's IANA name as the time zone database spells it ("europe/BERLIN" → "Europe/Berlin"),
  * or undefined when no zone has the name. Only the case changes: ICU names some zones by older
@@ -99,6 +149,7 @@ export function loadConfig(env: Env = process.env): Config {
   return Object.freeze({
     port,
     host,
+    trustProxy: parseTrustProxy(env),
     databaseUrl: parseDatabaseUrl(env),
     redisUrl: parseUrl(env, 'REDIS_URL', ['redis:', 'rediss:']),
     siteTimezone,

@@ -6,6 +6,7 @@ describe('configuration', () => {
     expect(loadConfig({})).toEqual({
       port: 3000,
       host: '127.0.0.1',
+      trustProxy: false,
       databaseUrl: 'sqlite:./data/booking.db',
       redisUrl: undefined,
       siteTimezone: 'UTC',
@@ -33,6 +34,14 @@ describe('configuration', () => {
     ['MAIL_FROM', 'nobody'],
     ['NODE_ENV', 'staging'],
     ['LOG_LEVEL', 'loud'],
+    ['TRUST_PROXY', 'yes'],
+    ['TRUST_PROXY', '10.0.0.300'],
+    ['TRUST_PROXY', '127.0.0.1,'],
+    ['TRUST_PROXY', '10.0.0.0/33'],
+    ['TRUST_PROXY', '10.0.0.0/0'],
+    ['TRUST_PROXY', '10.0.0.0/255.0.255.0'],
+    ['TRUST_PROXY', '127.1'],
+    ['TRUST_PROXY', '-1'],
   ])('refuses %s=%s with a one-line message naming it', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     try {
@@ -66,5 +75,14 @@ describe('configuration', () => {
   it('spells SITE_TIMEZONE as the time zone database does', () => {
     expect(loadConfig({ SITE_TIMEZONE: 'europe/berlin' }).siteTimezone).toBe('Europe/Berlin');
     expect(loadConfig({ SITE_TIMEZONE: 'Asia/Kolkata' }).siteTimezone).toBe('Asia/Kolkata');
+  });
+
+  it('takes TRUST_PROXY as Fastify does: true, a hop count, or addresses, CIDR ranges and named ranges', () => {
+    expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    const list = loadConfig({ TRUST_PROXY: '10.0.0.1, 192.168.0.0/16,172.16.0.0/255.240.0.0, ::1, fd00::/8, loopback' }).trustProxy;
+    expect(list).toEqual(['10.0.0.1', '192.168.0.0/16', '172.16.0.0/255.240.0.0', '::1', 'fd00::/8', 'loopback']);
+    expect(Object.isFrozen(list)).toBe(true);
   });
 });

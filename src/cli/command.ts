@@ -7,20 +7,60 @@ export interface CliIo {
   stdin: AsyncIterable<Buffer | string>;
 }
 
-export interface CommandContext {
+/** One option of a command: how it is parsed, and its line in the command's help. */
+export interface CommandOption {
+  readonly type: 'string' | 'boolean';
+  /** One line for the help. */
+  readonly description: string;
+  /** How usage and help name the value (`--limit N`); string options only. */
+  readonly value?: string;
+  /** Must be given (a boolean: must be set). */
+  readonly required?: boolean;
+  /** The value when the option is not given (string options; a boolean is false unless given). */
+  readonly default?: string;
+}
+
+export type CommandOptions = Readonly<Record<string, CommandOption>>;
+
+/** A positional argument, in the order they are given. */
+export interface CommandArgument {
+  readonly name: string;
+  readonly description: string;
+  readonly optional?: boolean;
+}
+
+/** The parsed options: a boolean is always there, a string when required, defaulted or given. */
+export type OptionValues<O extends CommandOptions> = {
+  -readonly [K in keyof O]: O[K]['type'] extends 'boolean' ? boolean : O[K] extends { required: true } | { default: string } ? string : string | undefined;
+};
+
+export interface CommandContext<O extends CommandOptions = CommandOptions> {
   db: Db;
   config: Config;
   io: CliIo;
-  /** The words after the command name (and sub-command, if any). */
-  args: string[];
+  options: OptionValues<O>;
+  /** The positional arguments, as many as the command declares (required ones all there). */
+  positionals: string[];
   /** Migrations this invocation applied before the command ran. */
   applied: string[];
 }
 
-export interface Command {
-  usage: string;
-  run(context: CommandContext): Promise<void>;
+/** A command: its declaration is its parser, its usage line and its help. */
+export interface Command<O extends CommandOptions = CommandOptions> {
+  /** What the command does, one line. */
+  readonly summary: string;
+  readonly arguments?: readonly CommandArgument[];
+  readonly options: O;
+  run(context: CommandContext<O>): Promise<void>;
 }
+
+/** Declares a command, keeping the option names and kinds for the types of `run`'s options. */
+export function defineCommand<const O extends CommandOptions>(command: Command<O>): Command<O> {
+  return command;
+}
+
+/** `--json`, which every listing and creating command takes. */
+export const JSON_OPTION = { type: 'boolean', description: 'print exactly one JSON value instead of text' } as const;
 
 /** A usage mistake: printed with the command's usage line, exit code 2. */
 export class UsageError extends Error {}

@@ -24,14 +24,14 @@ export function form(values: Record<string, string | string[]>): string {
 export const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
 /** Opens the sign-in page and posts the form as a browser would; returns the raw answer. */
-export async function postLogin(app: App, password: string, remoteAddress = '127.0.0.1') {
-  const page = await app.inject({ method: 'GET', url: '/admin/login', remoteAddress });
+export async function postLogin(app: App, password: string, remoteAddress = '127.0.0.1', headers: Record<string, string> = {}) {
+  const page = await app.inject({ method: 'GET', url: '/admin/login', remoteAddress, headers });
   const loginCookie = page.cookies.find((c) => c.name === 'bk_admin_login');
   return app.inject({
     method: 'POST',
     url: '/admin/login',
     remoteAddress,
-    headers: { ...FORM, cookie: `bk_admin_login=${loginCookie?.value ?? ''}` },
+    headers: { ...headers, ...FORM, cookie: `bk_admin_login=${loginCookie?.value ?? ''}` },
     payload: form({ _csrf: csrfOf(page.body), password }),
   });
 }

@@ -156,23 +156,6 @@ describe.each(DIALECTS)('npx booking (%s)', (dialect) => {
     expect(all[0]).toMatchObject({ key_id: null, status: 401 });
   });
 
-  it('prints usage for an unknown command', async () => {
-    const res = await cli(database.url, ['frobnicate']);
-    expect(res.code).toBe(2);
-    expect(res.stderr).toMatch(/usage: booking/);
-  });
-
-  it('prints usage on stdout and succeeds when asked for help, for all commands or one', async () => {
-    for (const argv of [['--help'], ['-h'], ['help']]) {
-      const res = await cli(database.url, argv);
-      expect(res, argv.join(' ')).toMatchObject({ code: 0, stderr: '' });
-      expect(res.stdout).toContain('booking keys create --name NAME');
-    }
-    const one = await cli(database.url, ['keys', 'create', '--help']);
-    expect(one).toMatchObject({ code: 0, stderr: '' });
-    expect(one.stdout).toMatch(/^usage: booking keys create --name NAME/);
-  });
-
   it('stops with one line naming a bad variable', async () => {
     let stderr = '';
     const code = await runCli(

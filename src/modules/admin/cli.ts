@@ -1,4 +1,4 @@
-import { UsageError, type Command } from '../../cli/command.js';
+import { defineCommand } from '../../cli/command.js';
 import { setAdminPassword } from './password.js';
 
 async function readAll(stdin: AsyncIterable<Buffer | string>): Promise<string> {
@@ -7,13 +7,13 @@ async function readAll(stdin: AsyncIterable<Buffer | string>): Promise<string> {
   return text;
 }
 
-export const adminPasswordSet: Command = {
-  usage: 'admin-password set   (reads the password from stdin)',
-  async run({ db, io, args }) {
-    if (args.length > 0) throw new UsageError('the password is read from stdin, not from arguments');
+export const adminPasswordSet = defineCommand({
+  summary: 'Set the /admin password, read from stdin (at least 8 characters); every admin session is signed out.',
+  options: {},
+  async run({ db, io }) {
     // One trailing line break is the end of input (echo, a terminal), not part of the password.
     const password = (await readAll(io.stdin)).replace(/\r?\n$/, '');
     await setAdminPassword(db, password);
     io.stdout.write('Admin password set; every admin session was signed out.\n');
   },
-};
+});

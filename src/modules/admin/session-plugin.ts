@@ -25,6 +25,8 @@ declare module 'fastify' {
 export interface AdminOptions {
   /** Counters for sign-in attempts; shared between instances when Redis is configured. */
   rateLimits: RateLimitStore;
+  /** The clock sign-in windows follow (Unix ms; tests pin it so that no window ends inside one). */
+  now: () => number;
 }
 
 const SESSION_COOKIE = 'bk_admin_session';
@@ -108,7 +110,7 @@ export async function adminSession(app: App, options: AdminOptions): Promise<voi
   });
 
   app.post('/login', { config: { adminPublic: true }, schema: hidden }, async (request, reply) => {
-    const now = Date.now();
+    const now = options.now();
     const decision = await options.rateLimits.consume(`adminlogin:${request.ip}`, [{ limit: LOGIN_ATTEMPTS, durationMs: LOGIN_WINDOW_MS }], now);
     if (!decision.allowed) {
       const retryAfter = Math.max(1, Math.ceil(((decision.windows[0]?.resetAt ?? now) - now) / 1000));
@@ -118,7 +120,7 @@ export async function adminSession(app: App, options: AdminOptions): Promise<voi
     const stored = await readPasswordHash(db);
     const password = field(formOf(request), 'password');
     if (!stored || !(await verifyPassword(password, stored))) return showLogin(request, reply, 401, 'Wrong password.');
-    const { token } = await createSession(db, new Date(now));
+    const { token } = await createSession(db, new Date());
     reply.setCookie(SESSION_COOKIE, token, cookieOptions(request, app.appConfig.publicUrl, SESSION_HOURS * 3600));
     reply.clearCookie(LOGIN_COOKIE, { path: COOKIE_PATH });
     return reply.redirect('/admin/keys', 303);

@@ -1,23 +1,21 @@
-import { parseArgs } from 'node:util';
-import { positiveInteger, printJson, printTable, UsageError, type Command } from '../../cli/command.js';
-import { createKey, listKeys, revokeKey } from './service.js';
+import { defineCommand, JSON_OPTION, positiveInteger, printJson, printTable, UsageError } from '../../cli/command.js';
+import { createKey, DEFAULT_LIMITS, listKeys, revokeKey } from './service.js';
 
 const LIST_COLUMNS = ['id', 'name', 'type', 'prefix', 'permissions', 'status', 'per_minute', 'per_hour', 'created_at', 'last_used_at'];
 
-export const keysCreate: Command = {
-  usage: 'keys create --name NAME [--type test|live] [--permissions LIST] [--per-minute N] [--per-hour N] [--json]',
-  async run({ db, io, args }) {
-    const { values } = parseArgs({
-      args,
-      options: {
-        name: { type: 'string' },
-        type: { type: 'string', default: 'test' },
-        permissions: { type: 'string', default: '*' },
-        'per-minute': { type: 'string' },
-        'per-hour': { type: 'string' },
-        json: { type: 'boolean', default: false },
-      },
-    });
+const { test, live } = DEFAULT_LIMITS;
+
+export const keysCreate = defineCommand({
+  summary: 'Create an API key. The key is printed this once; only its hash is stored.',
+  options: {
+    name: { type: 'string', value: 'NAME', required: true, description: 'what the key is called in lists, the admin pages and the audit' },
+    type: { type: 'string', value: 'test|live', default: 'test', description: 'a test key (bk_test_) is refused when NODE_ENV=production' },
+    permissions: { type: 'string', value: 'LIST', default: '*', description: 'comma-separated permissions (bookings:read,customers:read, …) or * for all' },
+    'per-minute': { type: 'string', value: 'N', description: `requests per minute (default ${test.perMinute} for a test key, ${live.perMinute} for a live one)` },
+    'per-hour': { type: 'string', value: 'N', description: `requests per hour (default ${test.perHour} for a test key, ${live.perHour} for a live one)` },
+    json: JSON_OPTION,
+  },
+  async run({ db, io, options: values }) {
     if (!values.name) throw new UsageError('--name is required');
     if (values.type !== 'test' && values.type !== 'live') throw new UsageError('--type must be test or live');
     const created = await createKey(db, {
@@ -35,25 +33,25 @@ export const keysCreate: Command = {
     io.stdout.write(`Created key ${id} "${name}" (${type}; ${permissions.join(',')}; ${per_minute}/min, ${per_hour}/h)\n`);
     io.stdout.write(`\n  ${key}\n\nThis is the only time the key is shown; store it now.\n`);
   },
-};
+});
 
-export const keysList: Command = {
-  usage: 'keys list [--json]',
-  async run({ db, io, args }) {
-    const { values } = parseArgs({ args, options: { json: { type: 'boolean', default: false } } });
+export const keysList = defineCommand({
+  summary: 'List the API keys: prefix, permissions, status, limits, created and last used; never the key.',
+  options: { json: JSON_OPTION },
+  async run({ db, io, options: values }) {
     const keys = await listKeys(db);
     if (values.json) printJson(io, keys);
     else printTable(io, keys as unknown as Record<string, unknown>[], LIST_COLUMNS);
   },
-};
+});
 
-export const keysRevoke: Command = {
-  usage: 'keys revoke ID [--json]',
-  async run({ db, io, args }) {
-    const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { json: { type: 'boolean', default: false } } });
-    if (positionals.length !== 1) throw new UsageError('give exactly one key id');
+export const keysRevoke = defineCommand({
+  summary: 'Revoke an API key; it is refused from the next request on.',
+  arguments: [{ name: 'ID', description: 'the key id, as keys list shows it' }],
+  options: { json: JSON_OPTION },
+  async run({ db, io, options: values, positionals }) {
     const key = await revokeKey(db, positiveInteger('ID', positionals[0]) ?? 0);
     if (values.json) printJson(io, key);
     else io.stdout.write(`Revoked key ${key.id} "${key.name}"; it is refused from the next request on.\n`);
   },
-};
+});

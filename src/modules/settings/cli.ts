@@ -1,11 +1,13 @@
-import { parseArgs } from 'node:util';
-import { printJson, UsageError, type Command } from '../../cli/command.js';
+import { defineCommand, JSON_OPTION, printJson, UsageError } from '../../cli/command.js';
 import { changeSettings, getSettings, isSettingKey, parseSetting, SETTING_KEYS } from './service.js';
 
-export const settingsGet: Command = {
-  usage: `settings get [${SETTING_KEYS.join('|')}] [--json]`,
-  async run({ db, io, args }) {
-    const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { json: { type: 'boolean', default: false } } });
+const KEY_ARGUMENT = { name: 'KEY', description: `one of ${SETTING_KEYS.join(', ')}` };
+
+export const settingsGet = defineCommand({
+  summary: "Show the site settings, or one setting's value.",
+  arguments: [{ ...KEY_ARGUMENT, optional: true }],
+  options: { json: JSON_OPTION },
+  async run({ db, io, options: values, positionals }) {
     const settings = await getSettings(db);
     const [key] = positionals;
     if (key !== undefined) {
@@ -17,18 +19,18 @@ export const settingsGet: Command = {
     if (values.json) printJson(io, settings);
     else for (const k of SETTING_KEYS) io.stdout.write(`${k} = ${settings[k]}\n`);
   },
-};
+});
 
-export const settingsSet: Command = {
-  usage: `settings set ${SETTING_KEYS.join('|')} VALUE [--json]`,
-  async run({ db, io, args }) {
-    const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { json: { type: 'boolean', default: false } } });
-    const [key, value] = positionals;
-    if (key === undefined || value === undefined || positionals.length !== 2) throw new UsageError('give a setting name and a value');
+export const settingsSet = defineCommand({
+  summary: 'Change one site setting, checked as PUT /settings checks it.',
+  arguments: [KEY_ARGUMENT, { name: 'VALUE', description: 'the new value (a timezone by its IANA name, minutes and days as integers, a currency code)' }],
+  options: { json: JSON_OPTION },
+  async run({ db, io, options: values, positionals }) {
+    const [key = '', value = ''] = positionals;
     if (!isSettingKey(key)) throw new UsageError(`unknown setting "${key}"`);
     await changeSettings(db, { [key]: parseSetting(key, value) });
     const settings = await getSettings(db);
     if (values.json) printJson(io, settings);
     else io.stdout.write(`${key} = ${settings[key]}\n`);
   },
-};
+});

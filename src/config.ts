@@ -1,4 +1,4 @@
-import { isIP, isIPv4 } from 'node:net';
+import { compile as compileTrust } from '@fastify/proxy-addr';
 import { IANAZone } from 'luxon';
 
 export type NodeEnv = 'development' | 'production' | 'test';
@@ -68,34 +68,6 @@ function parseDatabaseUrl(env: Env): string {
   return fail('DATABASE_URL', 'must be sqlite:<path> or postgres://…');
 }
 
-// proxy-addr's (Fastify's) names for ranges.
-const NAMED_RANGES = ['loopback', 'linklocal', 'uniquelocal'];
-
-/** A dotted IPv4 netmask's prefix length; undefined unless its one bits are contiguous. */
-function netmaskLength(mask: string): number | undefined {
-  const bits = mask
-    .split('.')
-    .map((octet) => Number(octet).toString(2).padStart(8, '0'))
-    .join('');
-  if (!/^1+0*$/.test(bits)) return undefined;
-  const zero = bits.indexOf('0');
-  return zero < 0 ? 32 : zero;
-}
-
-/** Whether Fastify's trustProxy takes this entry of a list: an address, a CIDR range (or IPv4 netmask), or a named range. */
-function isTrustEntry(entry: string): boolean {
-  if (NAMED_RANGES.includes(entry)) return true;
-  const slash = entry.lastIndexOf('/');
-  const address = slash < 0 ? entry : entry.slice(0, slash);
-  // Stricter than proxy-addr, which also takes shorthands such as 127.1.
-  const family = isIP(address);
-  if (family === 0) return false;
-  if (slash < 0) return true;
-  const range = entry.slice(slash + 1);
-  const length = /^\d+$/.test(range) ? Number(range) : family === 4 && isIPv4(range) ? netmaskLength(range) : undefined;
-  return length !== undefined && length >= 1 && length <= (family === 4 ? 32 : 128);
-}
-
 function parseTrustProxy(env: Env): TrustProxy {
   const raw = read(env, 'TRUST_PROXY');
   if (raw === undefined || raw === 'false') return false;
@@ -105,9 +77,11 @@ function parseTrustProxy(env: Env): TrustProxy {
     return Number(raw);
   }
   const entries = raw.split(',').map((entry) => entry.trim());
-  const bad = entries.find((entry) => !isTrustEntry(entry));
-  if (bad !== undefined) {
-    fail('TRUST_PROXY', `"${bad}" is not an IP address, a CIDR range or loopback|linklocal|uniquelocal (give true, a hop count, or a comma-separated list)`);
+  try {
+    // Fastify's own parser of the list, so that what starts is what Fastify trusts.
+    compileTrust(entries);
+  } catch (error) {
+    fail('TRUST_PROXY', `${(error as Error).message} (give true, a hop count, or a comma-separated list of addresses, CIDR ranges and loopback|linklocal|uniquelocal)`);
   }
   return Object.freeze(entries);
 }

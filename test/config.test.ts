@@ -40,7 +40,6 @@ describe('configuration', () => {
     ['TRUST_PROXY', '10.0.0.0/33'],
     ['TRUST_PROXY', '10.0.0.0/0'],
     ['TRUST_PROXY', '10.0.0.0/255.0.255.0'],
-    ['TRUST_PROXY', '127.1'],
     ['TRUST_PROXY', '-1'],
   ])('refuses %s=%s with a one-line message naming it', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);

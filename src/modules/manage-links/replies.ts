@@ -27,9 +27,11 @@ function decodedCode(encoded: string): string {
  * a replay puts in the key of the booking's current link.
  */
 export function storedReplyLinks(db: Db, links: ManageLinks): StoredReplyFilter {
-  const start = `${escapeRegExp(links.base(''))}([^?"\\\\]+)\\?role=(agent|customer)&key=`;
-  const withKey = new RegExp(`${start}([A-Za-z0-9_-]+)`, 'g');
-  const leftOut = new RegExp(`${start}${LEFT_OUT}`, 'g');
+  // The code, the role, and `key=`.
+  const rest = `([^?"\\\\]+)\\?role=(agent|customer)&key=`;
+  const withKey = new RegExp(`${escapeRegExp(links.base(''))}${rest}([A-Za-z0-9_-]+)`, 'g');
+  // Whatever PUBLIC_URL was when the reply was stored: no mark is left unfilled.
+  const leftOut = new RegExp(`/manage-booking/${rest}${LEFT_OUT}`, 'g');
 
   async function bookingsNamed(body: string, pattern: RegExp) {
     const codes = new Set([...body.matchAll(pattern)].map((match) => decodedCode(match[1] as string)));

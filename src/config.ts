@@ -70,20 +70,17 @@ function parseDatabaseUrl(env: Env): string {
   return fail('DATABASE_URL', 'must be sqlite:<path> or postgres://…');
 }
 
-/** At least 32 random bytes: 64 hex digits, or 43 base64 or base64url characters. */
-const SECRET_BITS = 256;
-
-/** The bits a secret written in hex or base64(url) can carry; 0 when it is written otherwise. */
-function secretBits(text: string): number {
-  if (/^[0-9a-fA-F]+$/.test(text)) return text.length * 4;
+/** Whether a secret is at least 32 random bytes: 64 hex digits, or 43 base64 or base64url characters. */
+export function isStrongSecret(text: string): boolean {
+  if (/^[0-9a-fA-F]+$/.test(text)) return text.length * 4 >= 256;
   const digits = text.replace(/={1,2}$/, '');
-  return /^[A-Za-z0-9+/_-]+$/.test(digits) ? digits.length * 6 : 0;
+  return /^[A-Za-z0-9+/_-]+$/.test(digits) && digits.length * 6 >= 256;
 }
 
 function parseManageLinkSecret(env: Env, databaseUrl: string, nodeEnv: NodeEnv): ManageLinkSecretSource {
   const value = read(env, 'MANAGE_LINK_SECRET');
   if (value !== undefined) {
-    if (secretBits(value) < SECRET_BITS) {
+    if (!isStrongSecret(value)) {
       fail('MANAGE_LINK_SECRET', 'must be at least 32 random bytes as 64 hex digits or 43 base64url characters (e.g. openssl rand -hex 32)');
     }
     return Object.freeze({ value });

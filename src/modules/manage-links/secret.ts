@@ -1,15 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ConfigError, type ManageLinkSecretSource } from '../../config.js';
+import { ConfigError, isStrongSecret, type ManageLinkSecretSource } from '../../config.js';
 
 /** Bytes of a secret the service makes itself. */
 const SECRET_BYTES = 32;
 
 function readKeyFile(file: string): Buffer {
   const text = fs.readFileSync(file, 'utf8').trim();
-  if (!/^[A-Za-z0-9_-]{43,}$/.test(text)) {
-    throw new ConfigError(`MANAGE_LINK_KEY_FILE: ${file} must hold at least 32 random bytes as base64url text`);
+  if (!isStrongSecret(text)) {
+    throw new ConfigError(`MANAGE_LINK_KEY_FILE: ${file} must hold at least 32 random bytes as 64 hex digits or 43 base64url characters`);
   }
   return Buffer.from(text);
 }

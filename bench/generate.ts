@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { DateTime } from 'luxon';
 import type { Db } from '../src/db/database.js';
 import { bumpBusyVersions } from '../src/modules/availability/repository.js';
@@ -300,7 +299,6 @@ export async function insertBookings(
           price_cents: PRICE_CENTS,
           notes: null,
           customer_comment: null,
-          access_key: randomBytes(16).toString('hex'),
           created_at: at,
           updated_at: at,
         };

@@ -23,6 +23,7 @@ import { AJV_OPTIONS, sentTypeValidators } from './http/sent-types.js';
 import { adminRoutes } from './modules/admin/index.js';
 import { manageRoutes } from './modules/manage/index.js';
 import { AuditRecorder } from './modules/audit/index.js';
+import { loadManageLinkSecret, ManageLinks, storedReplyLinks } from './modules/manage-links/index.js';
 import { DEFAULT_POLL_MS, MailSender } from './modules/mail/index.js';
 import { findActiveKey } from './modules/api-keys/index.js';
 import { initialiseSettings, settingsRoutes, siteOf } from './modules/settings/index.js';
@@ -58,6 +59,7 @@ declare module 'fastify' {
   interface FastifyInstance {
     db: Db;
     appConfig: Config;
+    manageLinks: ManageLinks;
     audit: AuditRecorder;
     mailSender: MailSender;
   }
@@ -128,11 +130,13 @@ function trustedProxies(trust: TrustProxy): boolean | string[] | ((address: stri
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<App> {
   const database: DatabaseHandle = openDatabase(config.databaseUrl, { backgroundCheckpoints: true });
   let rateLimits: RateLimitStore;
+  let manageLinks: ManageLinks;
   // The store is connected before the app and its log exist; it reports outages there once they do.
   let warnOfOutage: (error: unknown) => void = () => {};
   try {
     await migrateToLatest(database);
     await initialiseSettings(database.db, config.siteTimezone);
+    manageLinks = new ManageLinks(config.publicUrl, loadManageLinkSecret(config.manageLinkSecret));
     rateLimits = config.redisUrl
       ? await RedisRateLimitStore.connect(config.redisUrl, (error) => warnOfOutage(error))
       : new MemoryRateLimitStore();
@@ -162,10 +166,11 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   warnOfOutage = (error) => app.log.warn({ err: error }, `Redis unavailable: rate limits count in each instance alone for ${LOCAL_COUNTING_MS / 1000} s`);
   const audit = new AuditRecorder(database.db, app.log);
-  const mailSender = new MailSender({ db: database.db, smtpUrl: config.smtpUrl, from: config.mailFrom, log: app.log });
+  const mailSender = new MailSender({ db: database.db, smtpUrl: config.smtpUrl, from: config.mailFrom, log: app.log, manageUrl: (booking) => manageLinks.url('customer', booking) });
 
   app.decorate('db', database.db);
   app.decorate('appConfig', config);
+  app.decorate('manageLinks', manageLinks);
   app.decorate('audit', audit);
   app.decorate('mailSender', mailSender);
   app.addHook('onReady', async () => {
@@ -198,7 +203,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   registerAuth(app, { findKey: (presented) => findActiveKey(database.db, presented), nodeEnv: config.nodeEnv, rateLimits, audit, now: options.now ?? Date.now });
   // Before idempotency: a refused request claims no key, as one refused by its schema.
   registerInputGuard(app);
-  registerIdempotency(app, database.db);
+  registerIdempotency(app, database.db, storedReplyLinks(database.db, manageLinks));
 
   await app.register(swagger, openApiOptions(config));
   await app.register(swaggerUi, {
@@ -225,6 +230,6 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   for (const routes of MODULE_ROUTES) await app.register(routes, { prefix: API_ROOT });
   await app.register(adminRoutes, { prefix: '/admin', rateLimits, now: options.now ?? Date.now });
-  await app.register(manageRoutes, { prefix: '/manage-booking', publicUrl: config.publicUrl });
+  await app.register(manageRoutes, { prefix: '/manage-booking', links: manageLinks });
   return app;
 }

@@ -1,4 +1,5 @@
 import { compile as compileTrust } from '@fastify/proxy-addr';
+import path from 'node:path';
 import { IANAZone } from 'luxon';
 
 export type NodeEnv = 'development' | 'production' | 'test';
@@ -19,10 +20,16 @@ export interface Config {
   readonly mailFrom: string;
   readonly nodeEnv: NodeEnv;
   readonly logLevel: LogLevel;
+  readonly manageLinkSecret: ManageLinkSecretSource;
 }
 
 /** Every peer (true), the nearest N hops, or the peers in these addresses and ranges. */
 export type TrustProxy = boolean | number | readonly string[];
+/**
+ * Where the secret that signs manage links comes from: MANAGE_LINK_SECRET itself, or a key file,
+ * created on first start when `create` (see manage-links/secret.ts).
+ */
+export type ManageLinkSecretSource = { readonly value: string } | { readonly keyFile: string; readonly create: boolean };
 
 /** A configuration value that stops start-up; the message is one line naming the variable. */
 export class ConfigError extends Error {}
@@ -86,6 +93,31 @@ function parseTrustProxy(env: Env): TrustProxy {
   return Object.freeze(entries);
 }
 
+/** Whether a secret is at least 32 random bytes: 64 hex digits, or 43 base64 or base64url characters. */
+export function isStrongSecret(text: string): boolean {
+  if (/^[0-9a-fA-F]+$/.test(text)) return text.length * 4 >= 256;
+  const digits = text.replace(/={1,2}$/, '');
+  return /^[A-Za-z0-9+/_-]+$/.test(digits) && digits.length * 6 >= 256;
+}
+
+function parseManageLinkSecret(env: Env, databaseUrl: string, nodeEnv: NodeEnv): ManageLinkSecretSource {
+  const value = read(env, 'MANAGE_LINK_SECRET');
+  if (value !== undefined) {
+    if (!isStrongSecret(value)) {
+      fail('MANAGE_LINK_SECRET', 'must be at least 32 random bytes as 64 hex digits or 43 base64url characters (e.g. openssl rand -hex 32)');
+    }
+    return Object.freeze({ value });
+  }
+  const sqlitePath = databaseUrl.startsWith('sqlite:') ? databaseUrl.slice('sqlite:'.length) : undefined;
+  const keyFile = read(env, 'MANAGE_LINK_KEY_FILE');
+  // Instances sharing a PostgreSQL database must sign with one secret: in production none makes its own.
+  const create = sqlitePath !== undefined || nodeEnv !== 'production';
+  if (keyFile !== undefined) return Object.freeze({ keyFile, create });
+  if (sqlitePath === ':memory:') fail('MANAGE_LINK_SECRET', 'is required with an in-memory SQLite database (or set MANAGE_LINK_KEY_FILE)');
+  if (!create) fail('MANAGE_LINK_SECRET', 'is required in production on PostgreSQL: every instance must sign manage links with the same secret');
+  return Object.freeze({ keyFile: path.join(path.dirname(sqlitePath ?? './data/booking.db'), 'manage-link.key'), create });
+}
+
 /**
  * The zone's IANA name as the time zone database spells it ("europe/BERLIN" → "Europe/Berlin"),
  * or undefined when no zone has the name. Only the case changes: ICU names some zones by older
@@ -120,11 +152,12 @@ export function loadConfig(env: Env = process.env): Config {
   const urlHost = host.includes(':') ? `[${host}]` : host;
   const publicUrl = (parseUrl(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://${urlHost}:${port}`).replace(/\/+$/, '');
 
+  const databaseUrl = parseDatabaseUrl(env);
   return Object.freeze({
     port,
     host,
     trustProxy: parseTrustProxy(env),
-    databaseUrl: parseDatabaseUrl(env),
+    databaseUrl,
     redisUrl: parseUrl(env, 'REDIS_URL', ['redis:', 'rediss:']),
     siteTimezone,
     publicUrl,
@@ -132,5 +165,6 @@ export function loadConfig(env: Env = process.env): Config {
     mailFrom,
     nodeEnv,
     logLevel,
+    manageLinkSecret: parseManageLinkSecret(env, databaseUrl, nodeEnv),
   });
 }

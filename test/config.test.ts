@@ -1,5 +1,9 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
+import { loadManageLinkSecret } from '../src/modules/manage-links/index.js';
 
 describe('configuration', () => {
   it('has the contract defaults', () => {
@@ -15,6 +19,7 @@ describe('configuration', () => {
       mailFrom: 'bookings@localhost',
       nodeEnv: 'development',
       logLevel: 'info',
+      manageLinkSecret: { keyFile: 'data/manage-link.key', create: true },
     });
   });
 
@@ -41,6 +46,9 @@ describe('configuration', () => {
     ['TRUST_PROXY', '10.0.0.0/0'],
     ['TRUST_PROXY', '10.0.0.0/255.0.255.0'],
     ['TRUST_PROXY', '-1'],
+    ['MANAGE_LINK_SECRET', 'too-short-to-sign-links'],
+    ['MANAGE_LINK_SECRET', 'a'.repeat(63)],
+    ['MANAGE_LINK_SECRET', `${'x'.repeat(42)}!`],
   ])('refuses %s=%s with a one-line message naming it', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     try {
@@ -61,6 +69,7 @@ describe('configuration', () => {
       SMTP_URL: 'smtp://user:pass@mail:587',
       NODE_ENV: 'production',
       LOG_LEVEL: 'warn',
+      MANAGE_LINK_SECRET: 'a1'.repeat(32),
     });
     expect(config).toMatchObject({ port: 0, siteTimezone: 'Australia/Lord_Howe', publicUrl: 'https://book.example.com', nodeEnv: 'production' });
   });
@@ -83,5 +92,37 @@ describe('configuration', () => {
     const list = loadConfig({ TRUST_PROXY: '10.0.0.1, 192.168.0.0/16,172.16.0.0/255.240.0.0, ::1, fd00::/8, loopback' }).trustProxy;
     expect(list).toEqual(['10.0.0.1', '192.168.0.0/16', '172.16.0.0/255.240.0.0', '::1', 'fd00::/8', 'loopback']);
     expect(Object.isFrozen(list)).toBe(true);
+  });
+
+  it('takes a manage-link secret of 32 bytes or more in hex or base64url, else a key file beside the SQLite database', () => {
+    for (const value of ['0f'.repeat(32), 'A-_'.repeat(15), `${'Ab+/'.repeat(11)}=`]) {
+      expect(loadConfig({ MANAGE_LINK_SECRET: value }).manageLinkSecret).toEqual({ value });
+    }
+    expect(loadConfig({ DATABASE_URL: 'sqlite:/srv/booking/db.sqlite' }).manageLinkSecret).toEqual({ keyFile: '/srv/booking/manage-link.key', create: true });
+    expect(loadConfig({ DATABASE_URL: 'postgres://u@db/booking', MANAGE_LINK_KEY_FILE: '/run/keys/links' }).manageLinkSecret).toEqual({ keyFile: '/run/keys/links', create: true });
+  });
+
+  it('refuses to start in production on PostgreSQL without MANAGE_LINK_SECRET, and makes no key file there', () => {
+    const production = { DATABASE_URL: 'postgres://u@db/booking', NODE_ENV: 'production' };
+    expect(() => loadConfig(production)).toThrow(/^MANAGE_LINK_SECRET: is required in production on PostgreSQL/);
+    const source = loadConfig({ ...production, MANAGE_LINK_KEY_FILE: path.join(os.tmpdir(), `absent-${process.pid}.key`) }).manageLinkSecret;
+    expect(() => loadManageLinkSecret(source)).toThrow(/^MANAGE_LINK_KEY_FILE: .* does not exist/);
+  });
+
+  it('makes the key file on first start, readable by its owner only, and reads the same secret on the next', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bk-key-'));
+    try {
+      const { manageLinkSecret } = loadConfig({ DATABASE_URL: `sqlite:${path.join(dir, 'nested', 'booking.db')}` });
+      const first = loadManageLinkSecret(manageLinkSecret);
+      const file = path.join(dir, 'nested', 'manage-link.key');
+      expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+      expect(first.length).toBeGreaterThanOrEqual(43);
+      expect(loadManageLinkSecret(manageLinkSecret)).toEqual(first);
+      expect(fs.readdirSync(path.dirname(file))).toEqual(['manage-link.key']);
+      fs.writeFileSync(file, 'short\n');
+      expect(() => loadManageLinkSecret(manageLinkSecret)).toThrow(/^MANAGE_LINK_KEY_FILE: .* must hold at least 32 random bytes/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -142,7 +142,6 @@ export async function insertBooking(
     price_cents: 5000,
     notes: null,
     customer_comment: null,
-    access_key: `key${n}`,
     created_at: AT,
     updated_at: AT,
     ...row,

@@ -26,8 +26,13 @@ export interface TestApp {
 
 export type TestEnv = Record<string, string | undefined>;
 
+/** Signs manage links in tests on PostgreSQL: the default key file would be written into the working directory. */
+export const TEST_MANAGE_LINK_SECRET = 'test-manage-link-secret-of-at-least-43-characters';
+
 export function testConfig(databaseUrl: string, env: TestEnv = {}) {
-  return loadConfig({ DATABASE_URL: databaseUrl, NODE_ENV: 'test', LOG_LEVEL: 'silent', ...env });
+  // On SQLite the key file is made next to the test's database, in its temporary directory.
+  const secret = databaseUrl.startsWith('sqlite:') ? {} : { MANAGE_LINK_SECRET: TEST_MANAGE_LINK_SECRET };
+  return loadConfig({ DATABASE_URL: databaseUrl, NODE_ENV: 'test', LOG_LEVEL: 'silent', ...secret, ...env });
 }
 
 export interface TestAppOptions {

@@ -19,6 +19,7 @@ import * as money from './migrations/0018_money.js';
 import * as agentWidestBuffer from './migrations/0019_agent_widest_buffer.js';
 import * as invoiceStatusBeforeClose from './migrations/0020_invoice_status_before_close.js';
 import * as updatedAtIndexes from './migrations/0021_updated_at_indexes.js';
+import * as manageLinkVersion from './migrations/0022_manage_link_version.js';
 
 type DialectMigration = { up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void> };
 
@@ -43,6 +44,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0019_agent_widest_buffer': agentWidestBuffer,
   '0020_invoice_status_before_close': invoiceStatusBeforeClose,
   '0021_updated_at_indexes': updatedAtIndexes,
+  '0022_manage_link_version': manageLinkVersion,
 };
 
 class InCodeProvider implements MigrationProvider {

@@ -46,12 +46,23 @@ function requestHash(request: FastifyRequest): string {
 
 type Stored = { state: string; request_hash: string; response_status: number | null; response_type: string | null; response_body: string | null; updated_at: string };
 
-async function replay(reply: FastifyReply, stored: Stored): Promise<FastifyReply> {
+/**
+ * Rewrites a reply's body as it is stored and back as it is replayed: what no stored row may hold
+ * in clear (manage-link keys) is left out, and put back on replay.
+ */
+export interface StoredReplyFilter {
+  store(body: string): Promise<string>;
+  replay(body: string): Promise<string>;
+}
+
+const UNFILTERED: StoredReplyFilter = { store: async (body) => body, replay: async (body) => body };
+
+async function replay(reply: FastifyReply, stored: Stored, filter: StoredReplyFilter): Promise<FastifyReply> {
   return reply
     .status(stored.response_status ?? 200)
     .header('idempotent-replayed', 'true')
     .type(stored.response_type ?? 'application/json; charset=utf-8')
-    .send(stored.response_body ?? '');
+    .send(await filter.replay(stored.response_body ?? ''));
 }
 
 const responseLost = () =>
@@ -73,7 +84,7 @@ const responseLost = () =>
  * answers 409 idempotency_response_lost. Server errors (5xx) are not stored, so that a retry can
  * succeed once the cause is gone, unless the work had committed (`lost`).
  */
-export function registerIdempotency(app: FastifyInstance, db: Db, now: () => number = Date.now): void {
+export function registerIdempotency(app: FastifyInstance, db: Db, storedReplies: StoredReplyFilter = UNFILTERED, now: () => number = Date.now): void {
   app.decorateRequest('idempotencyRecord', undefined);
   let purgedAt = 0;
 
@@ -118,7 +129,7 @@ export function registerIdempotency(app: FastifyInstance, db: Db, now: () => num
         });
       }
       if (stored.state === 'done') {
-        await replay(reply, stored);
+        await replay(reply, stored, storedReplies);
         return undefined;
       }
       if (stored.state === 'lost') throw responseLost();
@@ -199,7 +210,7 @@ export function registerIdempotency(app: FastifyInstance, db: Db, now: () => num
         state: 'done',
         response_status: reply.statusCode,
         response_type: String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'),
-        response_body: payload,
+        response_body: await storedReplies.store(payload),
         updated_at: new Date(now()).toISOString(),
       })
       .where('id', '=', record.id)

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DIALECTS, useTestApp } from '../helper.js';
+import { DIALECTS, TEST_MANAGE_LINK_SECRET, useTestApp } from '../helper.js';
 import { insertCustomer } from '../fixtures.js';
 import { addAgent, MONDAY, newSite, type Site } from './setup.js';
 
@@ -25,7 +25,7 @@ class Racer {
   constructor(databaseUrl: string) {
     this.child = spawn(process.execPath, ['--import', 'tsx', SCRIPT], {
       cwd: path.join(import.meta.dirname, '..', '..'),
-      env: { ...process.env, DATABASE_URL: databaseUrl },
+      env: { ...process.env, DATABASE_URL: databaseUrl, MANAGE_LINK_SECRET: TEST_MANAGE_LINK_SECRET },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let buffer = '';

@@ -8,7 +8,7 @@ import readline from 'node:readline';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 
-const app = await buildApp(loadConfig({ DATABASE_URL: process.env.DATABASE_URL, NODE_ENV: 'test', LOG_LEVEL: 'silent' }), { logger: false });
+const app = await buildApp(loadConfig({ DATABASE_URL: process.env.DATABASE_URL, MANAGE_LINK_SECRET: process.env.MANAGE_LINK_SECRET, NODE_ENV: 'test', LOG_LEVEL: 'silent' }), { logger: false });
 await app.ready();
 process.stdout.write('ready\n');
 

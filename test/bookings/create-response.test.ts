@@ -147,7 +147,7 @@ describe.each(DIALECTS)('POST /bookings and /bookings/bulk answer as GET /bookin
           timezone: read.timezone,
           price: read.price,
           currency: 'USD',
-          manage_url: read.manage_booking_for_customer,
+          manage_link_version: 1,
         });
       }
     }

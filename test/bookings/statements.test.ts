@@ -7,6 +7,7 @@ import { migrateToLatest } from '../../src/db/migrate.js';
 import { withStatementCache } from '../../src/db/statement-cache.js';
 import type { BookingRequest } from '../../src/modules/bookings/request.js';
 import { createBooking, createBulk } from '../../src/modules/bookings/service.js';
+import { ManageLinks } from '../../src/modules/manage-links/index.js';
 import { initialiseSettings, setSettings } from '../../src/modules/settings/service.js';
 import { MAX_ADVANCE_DAYS } from '../../src/core/limits.js';
 import { createTestDatabase, type TestDatabase } from '../databases.js';
@@ -78,6 +79,8 @@ describe.each(DIALECTS)('statements of booking creates (%s)', (dialect) => {
     };
   };
 
+  const links = new ManageLinks('http://localhost', Buffer.alloc(32));
+
   const counted = async (run: (db: Db) => Promise<unknown>): Promise<string[]> => {
     statements.length = 0;
     await run(logged);
@@ -85,7 +88,7 @@ describe.each(DIALECTS)('statements of booking creates (%s)', (dialect) => {
   };
 
   it('a create reads settings, its records (the agent’s longest booking with them) and the busy bookings once, and writes order, booking, busy-time version, item and invoice', async () => {
-    const sql = await counted((h) => createBooking(h, 'http://localhost', request(), false));
+    const sql = await counted((h) => createBooking(h, links, request(), false));
     const work = sql.filter((s) => !/^(begin|commit)/i.test(s));
     expect(work).toHaveLength(8);
     expect(work.filter((s) => /^insert into "agent_busy_versions"/i.test(s))).toHaveLength(1);
@@ -94,11 +97,11 @@ describe.each(DIALECTS)('statements of booking creates (%s)', (dialect) => {
   });
 
   it('a new customer, metadata and a confirmation add one statement each, agent any two', async () => {
-    const plain = await counted((h) => createBooking(h, 'http://localhost', request(), false));
+    const plain = await counted((h) => createBooking(h, links, request(), false));
     const full = await counted((h) =>
       createBooking(
         h,
-        'http://localhost',
+        links,
         request({ agent: 'any', customer: { new: { first_name: 'N', last_name: 'C', email: `n${day}@example.test`, phone: null } }, meta: { a: '1', b: '2' } }),
         true,
       ),
@@ -117,8 +120,8 @@ describe.each(DIALECTS)('statements of booking creates (%s)', (dialect) => {
           meta: i % 2 === 0 ? { n: String(i) } : {},
         }),
       );
-    const small = await counted((h) => createBulk(h, 'http://localhost', elements(4), true));
-    const large = await counted((h) => createBulk(h, 'http://localhost', elements(30), true));
+    const small = await counted((h) => createBulk(h, links, elements(4), true));
+    const large = await counted((h) => createBulk(h, links, elements(30), true));
     expect(large).toHaveLength(small.length);
   });
 });

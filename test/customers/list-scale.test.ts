@@ -149,7 +149,6 @@ describe.each(DIALECTS)('GET /customers over 10,000 customers (%s)', (dialect) =
           price_cents: 5000,
           notes: null,
           customer_comment: null,
-          access_key: `k${i}-${j}`,
           created_at: AT,
           updated_at: AT,
         };

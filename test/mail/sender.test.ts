@@ -24,7 +24,8 @@ const CONFIRMATION = {
     timezone: 'Europe/Berlin',
     price: '45.00',
     currency: 'EUR',
-    manage_url: 'https://bookings.example.test/manage/BK100?key=abc',
+    booking_id: 100,
+    manage_link_version: 2,
   },
 };
 const CHANGE = {
@@ -73,8 +74,11 @@ describe.each(DIALECTS)('mail sender (%s)', (dialect) => {
     expect(confirmation).toContain('Grace Hopper');
     expect(confirmation).toContain('Main Street');
     expect(confirmation).toContain('45.00 EUR');
-    expect(confirmation).toContain('https://bookings.example.test/manage/BK100?key=abc');
-    expect(confirmation).toContain('href="https://bookings.example.test/manage/BK100?key=abc"');
+    // The link is made as the mail is sent, from the version the row names.
+    const link = t.app.manageLinks.url('customer', { id: 100, booking_code: 'BK100', manage_link_version: 2 });
+    expect(link).toMatch(/\/manage-booking\/BK100\?role=customer&key=[\w-]{32}$/);
+    expect(confirmation).toContain(`View or change your booking: ${link}`);
+    expect(confirmation).toContain(`href="${link.replace('&', '&#38;')}"`);
     expect(confirmation).toMatch(/Content-Type: text\/plain/);
     expect(confirmation).toMatch(/Content-Type: text\/html/);
 
@@ -121,6 +125,8 @@ describe.each(DIALECTS)('mail sender (%s)', (dialect) => {
     expect(change).toContain('- Time: 10:00–11:00 → 11:30–12:30');
     expect(change).toContain('- Status: pending → approved');
     expect(change).not.toContain('- Date:');
+    expect(confirmation).toContain(created.json().data.manage_booking_for_customer);
+    expect(change).toContain(created.json().data.manage_booking_for_customer);
   });
 
   it('retries a refused mail with growing delays, then marks it failed with the error', async () => {

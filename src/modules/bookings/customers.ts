@@ -2,7 +2,7 @@ import type { Db } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/constraints.js';
 import { nowIso } from '../../lib/time.js';
 import { emailLowerOf, emailTaken, findCustomerIdByEmail, insertCustomersWithFreeEmails, newCustomerRow, setCustomerColumns } from '../customers/index.js';
-import { renewAccessKeys } from '../manage-links/index.js';
+import { renewManageLinks } from '../manage-links/index.js';
 
 /** A customer a booking request creates (spec, POST /bookings: customer.*). */
 export interface NewCustomer {
@@ -79,5 +79,5 @@ export async function updateBookingCustomer(db: Db, id: number, changes: Custome
     });
   await (changes.email === undefined ? write() : guardEmail(changes.email, write));
   // Links mailed to the former address stop opening the customer's bookings.
-  if (changes.email !== undefined && before?.email_lower !== changes.email.toLowerCase()) await renewAccessKeys(db, 'customer_id', id);
+  if (changes.email !== undefined && before?.email_lower !== changes.email.toLowerCase()) await renewManageLinks(db, 'customer_id', id);
 }

@@ -5,7 +5,7 @@ import { instantWithOffset } from '../../lib/time.js';
 import * as repository from './repository.js';
 import type { OrderRow, RelatedBookingRow, TransactionRow } from './repository.js';
 import type { BookingDetail, BookingListItem } from './schemas.js';
-import { manageLinks } from '../manage-links/index.js';
+import type { ManageLinks } from '../manage-links/index.js';
 
 export type BookingView = Static<typeof BookingDetail>;
 export type BookingListView = Static<typeof BookingListItem>;
@@ -27,10 +27,10 @@ export function toDetail(
     category: { id: number; name: string } | undefined;
     meta: Record<string, string>;
   },
-  publicUrl: string,
+  manageLinks: ManageLinks,
   currency: string,
 ): BookingView {
-  const links = manageLinks(publicUrl, row);
+  const links = manageLinks.of(row);
   const agentName = fullName(row.agent_first_name, row.agent_last_name);
   const { order } = related;
   return {
@@ -124,9 +124,9 @@ export function toDetail(
 }
 
 /** One booking as GET /bookings/{id} shows it, amounts in `currency`, or undefined when it does not exist. */
-export async function loadDetail(db: Db, id: number, publicUrl: string, currency: string): Promise<BookingView | undefined> {
+export async function loadDetail(db: Db, id: number, links: ManageLinks, currency: string): Promise<BookingView | undefined> {
   const detail = await repository.findBookingDetail(db, id);
-  return detail && toDetail(detail.row, detail, publicUrl, currency);
+  return detail && toDetail(detail.row, detail, links, currency);
 }
 
 export function toListItem(row: RelatedBookingRow, currency: string, meta?: Record<string, string>): BookingListView {

@@ -36,7 +36,7 @@ const BOOKING_FIELDS: RowFields<NewBookingRow> = {
   price_cents: true,
   notes: true,
   customer_comment: true,
-  access_key: true,
+  manage_link_version: true,
   created_at: true,
   updated_at: true,
 };
@@ -158,7 +158,7 @@ const RELATED_COLUMNS = [
   'b.price_cents',
   'b.notes',
   'b.customer_comment',
-  'b.access_key',
+  'b.manage_link_version',
   'b.created_at',
   'b.updated_at',
   'c.first_name as customer_first_name',
@@ -464,7 +464,7 @@ export async function anyBookingNames(db: Db, column: CatalogRef, id: number): P
   return referenced !== undefined;
 }
 
-/** The booking with the code, with the key its manage links carry. */
-export function bookingAccessByCode(db: Db, code: string): Promise<{ id: number; access_key: string } | undefined> {
-  return db.selectFrom('bookings').select(['id', 'access_key']).where('booking_code', '=', code).executeTakeFirst();
+/** The booking with the code, with the version its manage links are made from. */
+export function bookingAccessByCode(db: Db, code: string): Promise<{ id: number; manage_link_version: number } | undefined> {
+  return db.selectFrom('bookings').select(['id', 'manage_link_version']).where('booking_code', '=', code).executeTakeFirst();
 }

@@ -69,7 +69,7 @@ function withLinksFor(apiKey: FastifyRequest['apiKey'], booking: BookingView): B
 }
 
 export default async function bookingRoutes(app: App): Promise<void> {
-  const { publicUrl } = app.appConfig;
+  const links = app.manageLinks;
 
   app.get(
     '/bookings',
@@ -115,7 +115,7 @@ export default async function bookingRoutes(app: App): Promise<void> {
       },
     },
     async (request, reply) => {
-      const booking = await createBooking(app.db, publicUrl, parseBookingRequest(request.body, 'pending'), request.body.send_confirmation ?? true);
+      const booking = await createBooking(app.db, links, parseBookingRequest(request.body, 'pending'), request.body.send_confirmation ?? true);
       return reply.status(201).send({ status: 'success' as const, data: withLinksFor(request.apiKey, booking) });
     },
   );
@@ -134,7 +134,7 @@ export default async function bookingRoutes(app: App): Promise<void> {
     async (request, reply) => {
       const elements = request.body.bookings.map(bulkElement);
       const sendConfirmation = request.body.send_confirmation ?? false;
-      const outcome = await createBulk(app.db, publicUrl, elements, sendConfirmation);
+      const outcome = await createBulk(app.db, links, elements, sendConfirmation);
       const total = elements.length;
       const successful = outcome.created.length;
       const failed = outcome.failed.length;
@@ -182,7 +182,7 @@ export default async function bookingRoutes(app: App): Promise<void> {
       },
     },
     async (request) => {
-      const booking = await readBooking(app.db, publicUrl, request.params.id, (await request.site()).currency);
+      const booking = await readBooking(app.db, links, request.params.id, (await request.site()).currency);
       return { status: 'success' as const, success: true as const, data: withLinksFor(request.apiKey, booking) };
     },
   );
@@ -210,7 +210,7 @@ export default async function bookingRoutes(app: App): Promise<void> {
       const customer = checkCustomerFields(customerFieldsOf(body));
       const booking = await updateBooking(
         app.db,
-        publicUrl,
+        links,
         request.params.id,
         {
           serviceId: body.service_id,

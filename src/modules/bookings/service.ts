@@ -21,6 +21,7 @@ import {
 import { applyCoupon, type AppliedCoupon } from '../coupons/index.js';
 import { bookingMail, enqueueMails } from '../mail/index.js';
 import { insertBookingItems, releaseBookingForDelete, insertBookingOrders, type NewBookingOrder } from '../orders/index.js';
+import type { ManageLinks } from '../manage-links/index.js';
 import { getSettingsAndSchedule } from '../settings/index.js';
 import { catalogReads, probeOf, type CatalogReads } from './catalog-reads.js';
 import { failed, invalid, requireAgent, requireBookableCustomer, requireLocation, requireSeats, requireService } from './checks.js';
@@ -142,7 +143,7 @@ async function couponOf(db: Db, code: string, priceCents: number, timezone: stri
 export async function writeBookings(
   db: Db,
   items: readonly PreparedBooking[],
-  options: { sendConfirmation: boolean; publicUrl: string; currency: string },
+  options: { sendConfirmation: boolean; links: ManageLinks; currency: string },
 ): Promise<{ booking: BookingView; confirmationSent: boolean }[]> {
   const at = nowIso();
   const newIds = (await insertBookingCustomers(db, items.flatMap(({ customer }) => ('id' in customer ? [] : [customer])))).values();
@@ -195,8 +196,8 @@ export async function writeBookings(
     })),
     at,
   );
-  const views = written.map((one) => writtenView(one, options.publicUrl, options.currency));
-  const mails = options.sendConfirmation ? views.map((view) => bookingMail(view, 'booking_confirmation', options.currency)) : [];
+  const views = written.map((one) => writtenView(one, options.links, options.currency));
+  const mails = options.sendConfirmation ? views.map((view, index) => bookingMail(view, (written[index] as Written).row.manage_link_version, 'booking_confirmation', options.currency)) : [];
   await enqueueMails(db, mails.filter((mail) => mail !== undefined));
   return views.map((booking, index) => ({ booking, confirmationSent: mails[index] !== undefined }));
 }
@@ -239,12 +240,12 @@ async function transactionReads(trx: Db): Promise<{ context: SlotContext; reads:
  * POST /bookings: the availability check and the insert in one transaction that holds the lock
  * of every agent it may book, so that no concurrent writer can take the same time in between.
  */
-export async function createBooking(db: Db, publicUrl: string, request: BookingRequest, sendConfirmation: boolean): Promise<BookingView> {
+export async function createBooking(db: Db, links: ManageLinks, request: BookingRequest, sendConfirmation: boolean): Promise<BookingView> {
   const { keys, agents } = await lockKeysOf(db, [request]);
   return lockedTransaction(db, keys, async (trx) => {
     const { context, reads, currency } = await transactionReads(trx);
     const prepared = await prepareBooking(trx, request, { context, reads, lockedAgents: agents, pending: [], pendingEmails: new Set() });
-    const [written] = await writeBookings(trx, [prepared], { sendConfirmation, publicUrl: publicUrl, currency });
+    const [written] = await writeBookings(trx, [prepared], { sendConfirmation, links, currency });
     return (written as { booking: BookingView }).booking;
   });
 }
@@ -261,7 +262,7 @@ export interface BulkOutcome {
  */
 export async function createBulk(
   db: Db,
-  publicUrl: string,
+  links: ManageLinks,
   elements: readonly (BookingRequest | AppError)[],
   sendConfirmation: boolean,
 ): Promise<BulkOutcome> {
@@ -304,7 +305,7 @@ export async function createBulk(
     const written = await writeBookings(
       trx,
       accepted.map((a) => a.prepared),
-      { sendConfirmation, publicUrl: publicUrl, currency },
+      { sendConfirmation, links, currency },
     );
     return { created: accepted.map(({ index }, i) => ({ index, ...(written[i] as (typeof written)[number]) })), failed: rejected };
   });
@@ -326,8 +327,8 @@ export async function deleteBooking(db: Db, id: number): Promise<void> {
   });
 }
 
-export async function readBooking(db: Db, publicUrl: string, id: number, currency: string): Promise<BookingView> {
-  const booking = await loadDetail(db, id, publicUrl, currency);
+export async function readBooking(db: Db, links: ManageLinks, id: number, currency: string): Promise<BookingView> {
+  const booking = await loadDetail(db, id, links, currency);
   if (!booking) throw notFound('booking_not_found', 'Booking', id);
   return booking;
 }

@@ -31,8 +31,8 @@ export interface BookingsTable {
   price_cents: number;
   notes: string | null;
   customer_comment: string | null;
-  /** Secret in the manage-booking URLs. */
-  access_key: string;
+  /** What the manage-booking links' keys are derived from with the id (manage-links): raised to revoke them. */
+  manage_link_version: Generated<number>;
   created_at: string;
   updated_at: string;
 }

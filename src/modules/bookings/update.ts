@@ -16,7 +16,7 @@ import { checkSelfService, type SelfServiceAction } from './self-service.js';
 import type { BookingStatus } from './table.js';
 import { bookingItemData, spanColumns } from './written.js';
 import { agentLock, bookingLock, CATALOG_LOCK, customerLock, emailLock, type LockKey, orderLock } from '../../core/locks.js';
-import { newAccessKey } from '../manage-links/index.js';
+import { linkedBooking, renewManageLinks, type ManageLinks } from '../manage-links/index.js';
 
 const MINUTE_MS = 60_000;
 
@@ -64,7 +64,7 @@ const LOCKED_TOO_LITTLE = Symbol('locked too little');
  * PUT /bookings/{id}. A change of time, duration, agent or service, of the attendees, or bringing
  * a cancelled booking back, re-checks availability under the locks of the old and the new agent.
  */
-export async function updateBooking(db: Db, publicUrl: string, id: number, update: BookingUpdate, mayManageCompleted: boolean): Promise<BookingView> {
+export async function updateBooking(db: Db, links: ManageLinks, id: number, update: BookingUpdate, mayManageCompleted: boolean): Promise<BookingView> {
   for (;;) {
     const current = await repository.findBooking(db, id);
     if (!current) throw notFound('booking_not_found', 'Booking', id);
@@ -83,7 +83,7 @@ export async function updateBooking(db: Db, publicUrl: string, id: number, updat
       // Another request gave it an agent, or a customer whose fields this changes, whose lock
       // this transaction does not hold: choose the locks again.
       if (booking.agent_id !== current.agent_id || booking.customer_id !== current.customer_id) return LOCKED_TOO_LITTLE;
-      return applyUpdate(trx, publicUrl, booking, update, mayManageCompleted);
+      return applyUpdate(trx, links, booking, update, mayManageCompleted);
     });
     if (result !== LOCKED_TOO_LITTLE) return result;
   }
@@ -91,7 +91,7 @@ export async function updateBooking(db: Db, publicUrl: string, id: number, updat
 
 async function applyUpdate(
   trx: Db,
-  publicUrl: string,
+  links: ManageLinks,
   booking: repository.BookingRow,
   update: BookingUpdate,
   mayManageCompleted: boolean,
@@ -104,7 +104,7 @@ async function applyUpdate(
     checkSelfService(update.selfService, { status: booking.status, startAt: Date.parse(booking.start_at) }, settings, Date.now());
   }
   // A change notice says what changed, so it needs the booking as its customer saw it before.
-  const before = update.sendNotification ? await loadDetail(trx, booking.id, publicUrl, settings.currency) : undefined;
+  const before = update.sendNotification ? await loadDetail(trx, booking.id, links, settings.currency) : undefined;
   const siteContext = slotContextOf(settings);
 
   const changed = <K extends 'service_id' | 'agent_id' | 'location_id' | 'duration'>(
@@ -194,12 +194,12 @@ async function applyUpdate(
     attendees,
     status,
     customer_id: customerId,
-    // The former customer's links stop opening the booking.
-    ...(customerId !== booking.customer_id ? { access_key: newAccessKey() } : {}),
     ...(priceCents !== undefined ? { price_cents: priceCents } : {}),
     ...(update.notes !== undefined ? { notes: update.notes } : {}),
     updated_at: nowIso(),
   });
+  // The former customer's links stop opening the booking.
+  if (customerId !== booking.customer_id) await renewManageLinks(trx, 'id', booking.id);
   if (booking.order_id !== null) {
     if (customerId !== booking.customer_id) {
       await updateOrder(trx, booking.order_id, { customer_id: customerId, updated_at: nowIso() });
@@ -217,7 +217,7 @@ async function applyUpdate(
     checkMergedMeta(await repository.metaKeyCount(trx, booking.id));
   }
 
-  const view = (await loadDetail(trx, booking.id, publicUrl, settings.currency)) as BookingView;
+  const view = (await loadDetail(trx, booking.id, links, settings.currency)) as BookingView;
   if (rescheduled && booking.order_id !== null) {
     const itemData = bookingItemData({
       id: view.id,
@@ -231,6 +231,10 @@ async function applyUpdate(
     });
     await setBookingItemData(trx, booking.order_id, booking.id, itemData, nowIso());
   }
-  if (before) await mailAbout(trx, view, 'booking_change', settings.currency, bookingChanges(before, view, settings.currency));
+  if (before) {
+    // This update may have renewed the links (a new customer, a new email): the mail carries the current ones.
+    const { manage_link_version: linkVersion } = (await linkedBooking(trx, booking.id)) as { manage_link_version: number };
+    await mailAbout(trx, view, linkVersion, 'booking_change', settings.currency, bookingChanges(before, view, settings.currency));
+  }
   return view;
 }

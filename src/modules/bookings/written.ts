@@ -2,7 +2,7 @@ import { readableCode } from '../../lib/random.js';
 import { localDateTime } from '../../lib/time.js';
 import { isoOf, type ServiceRow, type Span } from '../availability/index.js';
 import type { AppliedCoupon } from '../coupons/index.js';
-import { newAccessKey } from '../manage-links/index.js';
+import type { ManageLinks } from '../manage-links/index.js';
 import type { NewBookingOrder } from '../orders/index.js';
 import type { NewCustomer } from './customers.js';
 import { toDetail, type BookingView } from './present.js';
@@ -108,7 +108,7 @@ export function bookingRow(item: PreparedBooking, customerId: number, orderId: n
     price_cents: item.priceCents,
     notes: item.request.notes,
     customer_comment: null,
-    access_key: newAccessKey(),
+    manage_link_version: 1,
     created_at: at,
     updated_at: at,
   };
@@ -123,7 +123,7 @@ export interface Written {
 }
 
 /** A booking just written, as GET /bookings/{id} shows it: no payment can name it or its order yet. */
-export function writtenView({ item, id, row, customer, order }: Written, publicUrl: string, currency: string): BookingView {
+export function writtenView({ item, id, row, customer, order }: Written, links: ManageLinks, currency: string): BookingView {
   return toDetail(
     {
       id,
@@ -147,7 +147,7 @@ export function writtenView({ item, id, row, customer, order }: Written, publicU
       price_cents: row.price_cents,
       notes: row.notes,
       customer_comment: row.customer_comment,
-      access_key: row.access_key,
+      manage_link_version: row.manage_link_version,
       created_at: row.created_at,
       updated_at: row.updated_at,
       customer_first_name: customer.first_name,
@@ -185,7 +185,7 @@ export function writtenView({ item, id, row, customer, order }: Written, publicU
       category: item.location.category,
       meta: sortedMeta(item.request.meta),
     },
-    publicUrl,
+    links,
     currency,
   );
 }

@@ -22,7 +22,7 @@ import {
   type UpdateCustomerBody,
 } from './schemas.js';
 import { CATALOG_LOCK, customerLock, emailLock, type LockKey } from '../../core/locks.js';
-import { renewAccessKeys } from '../manage-links/index.js';
+import { renewManageLinks } from '../manage-links/index.js';
 
 export interface CustomerStats {
   total_bookings: number;
@@ -384,7 +384,7 @@ async function applyUpdate(trx: Db, id: number, { columns, customFields, errors 
   });
   if (!updated) throw notFound('customer_not_found', 'Customer', id);
   // Links mailed to the former address stop opening the customer's bookings.
-  if (columns.email_lower !== undefined && columns.email_lower !== current.email_lower) await renewAccessKeys(trx, 'customer_id', id);
+  if (columns.email_lower !== undefined && columns.email_lower !== current.email_lower) await renewManageLinks(trx, 'customer_id', id);
   return updated;
 }
 

@@ -15,13 +15,16 @@ export interface BookingFacts {
   customer: { full_name: string; email: string | null };
   agent: { full_name: string };
   location: { name: string };
-  manage_booking_for_customer: string | null;
 }
 
 export type BookingMailKind = 'booking_confirmation' | 'booking_change';
 
-/** The mail about a booking to its customer, or undefined for a customer without an email. */
-export function bookingMail(booking: BookingFacts, kind: BookingMailKind, currency: string, changes: string[] = []): OutgoingMail | undefined {
+/**
+ * The mail about a booking to its customer, or undefined for a customer without an email. It
+ * names the version of the booking's manage links (never a key): the sender makes the customer's
+ * link from it, so a link renewed before the mail goes out is not revived by it.
+ */
+export function bookingMail(booking: BookingFacts, linkVersion: number, kind: BookingMailKind, currency: string, changes: string[] = []): OutgoingMail | undefined {
   const recipient = booking.customer.email;
   // A booking created cancelled (recorded after the fact) confirms nothing to its customer.
   if (!recipient || (kind === 'booking_confirmation' && booking.status === 'cancelled')) return undefined;
@@ -47,7 +50,7 @@ export function bookingMail(booking: BookingFacts, kind: BookingMailKind, curren
       timezone: booking.timezone,
       price: booking.price,
       currency,
-      manage_url: booking.manage_booking_for_customer ?? undefined,
+      manage_link_version: linkVersion,
       ...(changes.length > 0 ? { changes } : {}),
     },
   };
@@ -69,8 +72,8 @@ export function bookingChanges(before: BookingFacts, after: BookingFacts, curren
 }
 
 /** Queues the mail about a booking with the caller's transaction (see enqueueMail); false when there is none to send. */
-export async function mailAbout(db: Db, booking: BookingFacts, kind: BookingMailKind, currency: string, changes: string[] = []): Promise<boolean> {
-  const mail = bookingMail(booking, kind, currency, changes);
+export async function mailAbout(db: Db, booking: BookingFacts, linkVersion: number, kind: BookingMailKind, currency: string, changes: string[] = []): Promise<boolean> {
+  const mail = bookingMail(booking, linkVersion, kind, currency, changes);
   if (mail) await enqueueMail(db, mail);
   return mail !== undefined;
 }

@@ -1,8 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Db } from '../../db/database.js';
+import type { LinkedBooking } from '../manage-links/index.js';
 import { claimDue, finish, releaseClaims, type Outcome, type OutboxRow } from './repository.js';
-import { parsePayload, renderMail } from './templates.js';
+import { parsePayload, renderMail, type MailPayload } from './templates.js';
 
 export interface MailSenderOptions {
   db: Db;
@@ -10,6 +11,8 @@ export interface MailSenderOptions {
   smtpUrl: string | undefined;
   from: string;
   log: FastifyBaseLogger;
+  /** The customer's manage link of a booking, put in mail about it as it is sent. */
+  manageUrl?: (booking: LinkedBooking) => string;
   /** Attempts before a mail is marked failed. */
   maxAttempts?: number;
   /** Wait after the first failed attempt; doubles with each further one, up to maxDelayMs. */
@@ -51,6 +54,7 @@ export class MailSender {
   private readonly db: Db;
   private readonly from: string;
   private readonly log: FastifyBaseLogger;
+  private readonly manageUrl: ((booking: LinkedBooking) => string) | undefined;
   private readonly maxAttempts: number;
   private readonly baseDelayMs: number;
   private readonly maxDelayMs: number;
@@ -64,6 +68,7 @@ export class MailSender {
     this.db = options.db;
     this.from = options.from;
     this.log = options.log;
+    this.manageUrl = options.manageUrl;
     this.maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
     this.baseDelayMs = options.baseDelayMs ?? DEFAULT_BASE_DELAY_MS;
     this.maxDelayMs = options.maxDelayMs ?? DEFAULT_MAX_DELAY_MS;
@@ -143,6 +148,12 @@ export class MailSender {
     }
   }
 
+  private withManageUrl(payload: MailPayload): MailPayload {
+    const { booking_id: id, booking_code, manage_link_version } = payload;
+    if (!this.manageUrl || id === undefined || booking_code === undefined || manage_link_version === undefined) return payload;
+    return { ...payload, manage_url: this.manageUrl({ id, booking_code, manage_link_version }) };
+  }
+
   private async deliver(row: OutboxRow, now: Date): Promise<Outcome> {
     const attempts = row.attempts + 1;
     const done = (status: Outcome['status'], lastError: string | null): Outcome => ({
@@ -156,7 +167,7 @@ export class MailSender {
 
     let rendered;
     try {
-      rendered = renderMail(row.kind, parsePayload(row.payload));
+      rendered = renderMail(row.kind, this.withManageUrl(parsePayload(row.payload)));
     } catch (error) {
       // A mail that cannot be rendered will not improve with retries.
       return done('failed', `cannot render: ${errorText(error)}`);

@@ -12,12 +12,15 @@ import type { MailKind } from './table.js';
  *   start_date (YYYY-MM-DD), start_time and end_time (HH:MM, local), timezone (IANA name),
  *   status, price (money string such as "45.00"), manage_url;
  *   booking_change also `changes`: lines saying what changed ("Time: 10:00 → 11:00").
+ *   manage_url is never stored (its key is a secret): the sender makes it from booking_id,
+ *   booking_code and manage_link_version.
  * customer_welcome:
  *   customer_name, customer_code, email.
  * booking_id and customer_id name the record for whoever reads the outbox; no template shows them.
  */
 export interface MailPayload {
   booking_id?: number;
+  manage_link_version?: number;
   customer_id?: number;
   customer_name?: string;
   customer_code?: string;
@@ -58,8 +61,8 @@ const STRING_FIELDS = [
   'status',
   'price',
   'currency',
-  'manage_url',
 ] as const;
+const INTEGER_FIELDS = ['booking_id', 'manage_link_version'] as const;
 
 /** Reads the fields the templates know from a stored payload; anything else is ignored. */
 export function parsePayload(json: string): MailPayload {
@@ -70,6 +73,10 @@ export function parsePayload(json: string): MailPayload {
   for (const field of STRING_FIELDS) {
     const value = source[field];
     if ((typeof value === 'string' && value.trim() !== '') || typeof value === 'number') payload[field] = String(value).trim();
+  }
+  for (const field of INTEGER_FIELDS) {
+    const value = source[field];
+    if (Number.isSafeInteger(value)) payload[field] = value as number;
   }
   if (Array.isArray(source.changes)) {
     payload.changes = source.changes.filter((c): c is string => typeof c === 'string' && c.trim() !== '');

@@ -1,3 +1,5 @@
-/** Manage-booking links: each booking's secret key, the agent's and customer's links made from it, and their renewal. */
-export { manageKey, manageLinks, newAccessKey } from './keys.js';
-export { renewAccessKeys } from './repository.js';
+/** Manage-booking links: keys derived from the server's secret, their renewal, and replies stored without them. */
+export { ManageLinks, type LinkedBooking, type ManageRole } from './keys.js';
+export { linkedBooking, renewManageLinks } from './repository.js';
+export { storedReplyLinks } from './replies.js';
+export { loadManageLinkSecret } from './secret.js';

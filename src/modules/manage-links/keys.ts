@@ -1,21 +1,57 @@
-import { hash } from 'node:crypto';
-import { randomBase64url } from '../../lib/random.js';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 
-/** A booking's manage key: the secret of its manage links (see manage-booking). */
-export function newAccessKey(): string {
-  return randomBase64url(24);
+export type ManageRole = 'agent' | 'customer';
+
+/** What a booking's manage links are made from: nothing of them is stored. */
+export interface LinkedBooking {
+  id: number;
+  booking_code: string;
+  /** Raised to revoke every link made before (manage-links/repository.ts). */
+  manage_link_version: number;
 }
+
+/** 32 base64url characters: 192 bits of the HMAC, beyond guessing. */
+const KEY_LENGTH = 32;
 
 /**
- * The two manage-booking links. The customer's key is a one-way hash of the agent's, so a
- * customer cannot turn their link into the agent's.
+ * The manage-booking links of bookings, each key an HMAC under the server's secret of the
+ * booking's id, its link version and the role: a copy of the database holds no key, and neither
+ * role's key leads to the other's.
  */
-export function manageLinks(publicUrl: string, row: { booking_code: string; access_key: string }): { agent: string; customer: string } {
-  const base = `${publicUrl}/manage-booking/${encodeURIComponent(row.booking_code)}`;
-  return { agent: `${base}?role=agent&key=${manageKey('agent', row.access_key)}`, customer: `${base}?role=customer&key=${manageKey('customer', row.access_key)}` };
-}
+export class ManageLinks {
+  constructor(
+    private readonly publicUrl: string,
+    private readonly secret: Buffer,
+  ) {}
 
-/** The key in the agent's or the customer's manage link of a booking with this access key. */
-export function manageKey(role: 'agent' | 'customer', accessKey: string): string {
-  return role === 'agent' ? accessKey : hash('sha256', accessKey, 'base64url').slice(0, 32);
+  /** The key in the role's link to the booking. */
+  key(role: ManageRole, booking: Pick<LinkedBooking, 'id' | 'manage_link_version'>): string {
+    return createHmac('sha256', this.secret)
+      .update(`manage-booking:${booking.id}:${booking.manage_link_version}:${role}`)
+      .digest('base64url')
+      .slice(0, KEY_LENGTH);
+  }
+
+  /** The role's link to the booking. */
+  url(role: ManageRole, booking: LinkedBooking): string {
+    return `${this.base(booking.booking_code)}?role=${role}&key=${this.key(role, booking)}`;
+  }
+
+  /** The agent's and the customer's links to the booking. */
+  of(booking: LinkedBooking): { agent: string; customer: string } {
+    return { agent: this.url('agent', booking), customer: this.url('customer', booking) };
+  }
+
+  /** Whether `presented` is the key of the role's current link to the booking, compared in constant time. */
+  matches(role: ManageRole, presented: string, booking: Pick<LinkedBooking, 'id' | 'manage_link_version'>): boolean {
+    const given = Buffer.from(presented);
+    const expected = Buffer.from(this.key(role, booking));
+    // The length is no secret: every key has the same.
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  }
+
+  /** Where a booking's links start: `PUBLIC_URL/manage-booking/CODE`. */
+  base(code: string): string {
+    return `${this.publicUrl}/manage-booking/${encodeURIComponent(code)}`;
+  }
 }

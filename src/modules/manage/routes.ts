@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import formbody from '@fastify/formbody';
 import type { FastifyReply } from 'fastify';
 import { Type, type Static } from 'typebox';
@@ -17,7 +17,7 @@ import {
   TRANSITIONS,
   updateBooking,
 } from '../bookings/index.js';
-import { manageKey } from '../manage-links/index.js';
+import type { ManageLinks } from '../manage-links/index.js';
 import { getSettings, type SiteSettings } from '../settings/index.js';
 
 /**
@@ -56,15 +56,6 @@ button{font:inherit;padding:8px 14px;border:1px solid #b42318;background:#fff;co
 select{font:inherit;padding:6px;margin:0 8px 8px 0}
 .move button{border-color:#1d4ed8;color:#1d4ed8}
 `;
-
-function sha256(text: string): Buffer {
-  return createHash('sha256').update(text).digest();
-}
-
-/** Whether the request carries the key of its role's link, compared in constant time. */
-function keyMatches(access: Access, accessKey: string): boolean {
-  return timingSafeEqual(sha256(access.key), sha256(manageKey(access.role, accessKey)));
-}
 
 function sendPage(reply: FastifyReply, status: number, title: string, body: SafeHtml): FastifyReply {
   const nonce = randomBytes(16).toString('base64');
@@ -184,7 +175,7 @@ const NOTICES = { cancelled: 'The booking is cancelled.', rescheduled: 'The book
 
 const NOT_FOUND = html`<h1>Booking not found</h1><p>This link does not name a booking, or it is no longer valid.</p>`;
 
-export default async function manageRoutes(app: App, options: { publicUrl: string }): Promise<void> {
+export default async function manageRoutes(app: App, options: { links: ManageLinks }): Promise<void> {
   await app.register(formbody);
   // The API takes an empty JSON body for none (http/json-body.ts); a form post without its fields
   // is a request not understood, answered like any other malformed one.
@@ -195,8 +186,8 @@ export default async function manageRoutes(app: App, options: { publicUrl: strin
   /** The booking the link names, or undefined for an unknown code or a wrong key. */
   async function bookingFor(code: string, access: Access): Promise<BookingView | undefined> {
     const row = await bookingAccessByCode(app.db, code);
-    if (!row || !keyMatches(access, row.access_key)) return undefined;
-    return loadDetail(app.db, row.id, options.publicUrl, (await getSettings(app.db)).currency);
+    if (!row || !options.links.matches(access.role, access.key, row)) return undefined;
+    return loadDetail(app.db, row.id, options.links, (await getSettings(app.db)).currency);
   }
 
   app.setErrorHandler((error, request, reply) => {
@@ -235,7 +226,7 @@ export default async function manageRoutes(app: App, options: { publicUrl: strin
     if (booking.status !== 'cancelled') {
       // The customer is bound by the cut-off, checked again under the booking's lock; the agent is not.
       const selfService = request.body.role === 'customer' ? ('cancel' as const) : undefined;
-      await updateBooking(app.db, options.publicUrl, booking.id, { status: 'cancelled', customer: {}, sendNotification: true, selfService }, false);
+      await updateBooking(app.db, options.links, booking.id, { status: 'cancelled', customer: {}, sendNotification: true, selfService }, false);
     }
     return done(reply, booking, request.body, 'cancelled');
   });
@@ -250,7 +241,7 @@ export default async function manageRoutes(app: App, options: { publicUrl: strin
       throw new AppError('invalid_request', 'Choose one of the times offered.', { slot: 'must be a date and time as YYYY-MM-DD HH:MM' });
     }
     // The same rules and locks as PUT /bookings/{id}, with the change notice it sends on request.
-    await updateBooking(app.db, options.publicUrl, booking.id, { startDate, startTime, customer: {}, sendNotification: true, selfService: 'reschedule' }, false);
+    await updateBooking(app.db, options.links, booking.id, { startDate, startTime, customer: {}, sendNotification: true, selfService: 'reschedule' }, false);
     return done(reply, booking, access, 'rescheduled');
   });
 }

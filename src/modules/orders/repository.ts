@@ -5,7 +5,7 @@ import { MAX_BULK_BOOKINGS } from '../../core/limits.js';
 import { prepareRowsQuery } from '../../db/prepared.js';
 import type { InvoicesTable, OrderItemsTable, OrdersTable, TransactionsTable } from './table.js';
 import type { LedgerEntry } from './totals.js';
-import { renewAccessKeys } from '../manage-links/index.js';
+import { renewManageLinks } from '../manage-links/index.js';
 import { bumpBusyVersions } from '../availability/index.js';
 
 /** The bookings table's payment_status (the bookings module owns the table; the schema is shared). */
@@ -175,7 +175,7 @@ export async function customerExists(db: Db, id: number): Promise<boolean> {
   return (await db.selectFrom('customers').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
 }
 
-/** Moves the order's bookings to the customer, with new manage keys: the former customer's links stop opening them. */
+/** Moves the order's bookings to the customer, with new manage links: the former customer's links stop opening them. */
 export async function transferBookings(db: Db, orderId: number, customerId: number, at: string): Promise<void> {
   await db
     .updateTable('bookings')
@@ -183,7 +183,7 @@ export async function transferBookings(db: Db, orderId: number, customerId: numb
     .where('order_id', '=', orderId)
     .where('customer_id', '<>', customerId)
     .execute();
-  await renewAccessKeys(db, 'order_id', orderId);
+  await renewManageLinks(db, 'order_id', orderId);
 }
 
 export async function setBookingsPaymentStatus(db: Db, orderId: number, status: BookingPaymentStatus, at: string): Promise<void> {

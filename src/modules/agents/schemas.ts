@@ -41,7 +41,7 @@ export const Agent = Type.Object({
   updated_at: Stamp,
   services: Type.Optional(Type.Array(AgentService, { description: 'include=services' })),
   locations: Type.Optional(Type.Array(Type.Object({ id: Type.Integer(), name: Type.String() }), { description: 'include=locations' })),
-});
+}, { title: 'Agent' });
 
 export const AgentPagination = Type.Object({
   page: Type.Integer(),

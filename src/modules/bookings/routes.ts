@@ -76,6 +76,7 @@ export default async function bookingRoutes(app: App): Promise<void> {
     {
       config: { permission: 'bookings:read' },
       schema: {
+        operationId: 'listBookings',
         summary: 'List bookings',
         tags: ['bookings'],
         querystring: ListQuery,
@@ -104,6 +105,7 @@ export default async function bookingRoutes(app: App): Promise<void> {
     {
       config: { permission: 'bookings:create' },
       schema: {
+        operationId: 'createBooking',
         summary: 'Create a booking with availability validation',
         description:
           'Checks working hours (site closures included), the booking window (422 with details.rule: min_notice_minutes, ' +
@@ -125,6 +127,7 @@ export default async function bookingRoutes(app: App): Promise<void> {
     {
       config: { permission: 'bookings:create' },
       schema: {
+        operationId: 'createBookingsBulk',
         summary: 'Create up to 50 bookings; each element succeeds or fails alone',
         tags: ['bookings'],
         body: BulkBody,
@@ -175,6 +178,7 @@ export default async function bookingRoutes(app: App): Promise<void> {
     {
       config: { permission: 'bookings:read' },
       schema: {
+        operationId: 'getBooking',
         summary: 'Read a booking',
         tags: ['bookings'],
         params: IdParams,
@@ -192,6 +196,7 @@ export default async function bookingRoutes(app: App): Promise<void> {
     {
       config: { permission: 'bookings:update' },
       schema: {
+        operationId: 'updateBooking',
         summary: 'Update a booking: fields, reschedule, agent, status transitions',
         tags: ['bookings'],
         params: IdParams,
@@ -239,6 +244,7 @@ export default async function bookingRoutes(app: App): Promise<void> {
     {
       config: { permission: 'bookings:delete' },
       schema: {
+        operationId: 'deleteBooking',
         summary: 'Delete a booking and its order item',
         description: 'Cancels it first (docs/money.md); 409 booking_has_payments while its order holds money: cancel, refund, then delete.',
         tags: ['bookings'],

@@ -225,7 +225,7 @@ export const BookingDetail = Type.Object({
   created_datetime: Type.String({ description: 'ISO 8601 with offset' }),
   created_at: Type.String(),
   updated_at: Type.String(),
-});
+}, { title: 'Booking' });
 
 export const BookingListItem = Type.Object({
   id: Type.Integer(),
@@ -252,7 +252,7 @@ export const BookingListItem = Type.Object({
   meta: Type.Optional(MetaObject),
   created_at: Type.String(),
   updated_at: Type.String(),
-});
+}, { title: 'BookingListItem' });
 
 export const ListResponse = Type.Object({
   status: Type.Literal('success'),
@@ -288,13 +288,13 @@ const BulkSuccess = Type.Object({
     status: BookingStatusSchema,
   }),
   confirmation_sent: Type.Boolean(),
-});
+}, { title: 'BulkBookingCreated' });
 const BulkFailure = Type.Object({
   index: Type.Integer(),
   error: Type.String(),
   code: Type.String({ description: 'the error code the single create would answer' }),
   booking_data: Type.Unknown(),
-});
+}, { title: 'BulkBookingFailed' });
 export const BulkResponse = Type.Object({
   success: Type.Boolean(),
   message: Type.String(),

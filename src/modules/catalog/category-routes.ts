@@ -14,7 +14,7 @@ const Category = Type.Object({
   name: Type.String(),
   created_at: Type.String({ description: 'YYYY-MM-DD HH:MM:SS, site timezone' }),
   updated_at: Type.String({ description: 'YYYY-MM-DD HH:MM:SS, site timezone' }),
-});
+}, { title: 'Category' });
 const CategoryBody = Type.Object({ name: Type.String({ description: '1 to 100 characters' }) });
 const CategoryPagination = Type.Object({ page: Type.Integer(), per_page: Type.Integer(), total: Type.Integer(), total_pages: Type.Integer() });
 
@@ -22,6 +22,8 @@ export interface CategoryKind {
   table: repository.CategoryTable;
   path: string;
   what: string;
+  /** The resource in operation ids, singular and plural: ServiceCategory, ServiceCategories. */
+  operationNoun: readonly [string, string];
   read: Permission;
   write: Permission;
 }
@@ -48,7 +50,8 @@ export function categoryRoutes(kind: CategoryKind) {
       {
         config: { permission: kind.read },
         schema: {
-          summary: `Lists ${kind.what.toLowerCase()}s by name`,
+          operationId: `list${kind.operationNoun[1]}`,
+          summary: `Lists ${kind.what.toLowerCase().replace(/y$/, 'ie')}s by name`,
           tags,
           querystring: Type.Object(pageParams(20)),
           response: { 200: listEnvelopeB(Category, CategoryPagination), ...errorResponses([400, ...AUTH_ERRORS]) },
@@ -71,6 +74,7 @@ export function categoryRoutes(kind: CategoryKind) {
       {
         config: { permission: kind.write },
         schema: {
+          operationId: `create${kind.operationNoun[0]}`,
           summary: `Creates a ${kind.what.toLowerCase()}`,
           tags,
           body: CategoryBody,
@@ -88,6 +92,7 @@ export function categoryRoutes(kind: CategoryKind) {
       {
         config: { permission: kind.write },
         schema: {
+          operationId: `update${kind.operationNoun[0]}`,
           summary: `Renames a ${kind.what.toLowerCase()}`,
           tags,
           params: IdParams,
@@ -107,6 +112,7 @@ export function categoryRoutes(kind: CategoryKind) {
       {
         config: { permission: kind.write },
         schema: {
+          operationId: `delete${kind.operationNoun[0]}`,
           summary: `Deletes a ${kind.what.toLowerCase()}; its members stay, without a category`,
           tags,
           params: IdParams,

@@ -48,7 +48,7 @@ export const Service = Type.Object({
       description: 'include=locations: where an active agent connected to the service works',
     }),
   ),
-});
+}, { title: 'Service' });
 
 export const ServicePagination = Type.Object({
   current_page: Type.Integer(),

@@ -163,7 +163,7 @@ export const CustomerStats = Type.Object({
   next_booking_date: Type.Union([Type.String(), Type.Null()], {
     description: 'Earliest start date from today on, cancelled bookings excluded',
   }),
-});
+}, { title: 'CustomerStats' });
 
 export const CustomerBooking = Type.Object({
   id: Type.Integer(),
@@ -174,7 +174,7 @@ export const CustomerBooking = Type.Object({
   end_time: Type.String(),
   service_id: Type.Integer(),
   agent_id: Type.Integer(),
-});
+}, { title: 'CustomerBooking' });
 
 const CustomerFields = {
   id: Type.Integer(),
@@ -210,7 +210,7 @@ export const CustomerListItem = Type.Object({
   avatar_url: Type.Optional(AvatarUrl),
   stats: Type.Optional(CustomerStats),
   bookings: Type.Optional(Bookings),
-});
+}, { title: 'CustomerListItem' });
 
 const CustomerDetailFields = {
   ...CustomerFields,
@@ -222,7 +222,7 @@ export const CustomerDetail = Type.Object({
   ...CustomerDetailFields,
   stats: Type.Optional(CustomerStats),
   bookings: Type.Optional(Bookings),
-});
+}, { title: 'Customer' });
 
 export const CustomerListResponse = Type.Object({
   status: Type.Literal('success'),
@@ -250,7 +250,7 @@ export const CustomerCreatedResponse = Type.Object({
     welcome_email_sent: Type.Boolean({
       description: 'True when a welcome mail was queued (the customer has an email); delivery follows in the background',
     }),
-  }),
+    }, { title: 'CreatedCustomer' }),
 });
 
 export const CustomerUpdatedResponse = Type.Object({
@@ -264,7 +264,7 @@ export const CustomerUpdatedResponse = Type.Object({
     phone: NullableString,
     status: Type.String(),
     updated_at: LocalDateTime,
-  }),
+    }, { title: 'UpdatedCustomer' }),
 });
 
 export const CustomerDeletedResponse = Type.Object({

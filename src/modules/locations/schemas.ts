@@ -17,7 +17,7 @@ export const Location = Type.Object({
   selection_image_id: Type.Integer(),
   created_at: Stamp,
   updated_at: Stamp,
-});
+}, { title: 'Location' });
 
 export const LocationPagination = Type.Object({
   page: Type.Integer(),

@@ -6,7 +6,7 @@ export const PeriodSchema = Type.Object(
     start: Type.String({ description: 'HH:MM, 00:00 to 23:59' }),
     end: Type.String({ description: 'HH:MM, after start; 24:00 for midnight at the end of the day' }),
   },
-  { additionalProperties: false },
+  { title: 'Period', additionalProperties: false },
 );
 
 /** What a client sends: weekday names are checked in code so that a wrong one is named in `details`. */
@@ -24,7 +24,7 @@ export const WeeklySchema = Type.Object({
   friday: Day,
   saturday: Day,
   sunday: Day,
-});
+}, { title: 'WeeklyHours' });
 
 const ExceptionInput = Type.Object({
   date: Type.String({ description: 'YYYY-MM-DD' }),
@@ -39,7 +39,7 @@ export const ScheduleBody = Type.Object({
 const ScheduleData = Type.Object({
   weekly: WeeklySchema,
   exceptions: Type.Array(Type.Object({ date: Type.String(), periods: Type.Array(PeriodSchema) })),
-});
+}, { title: 'Schedule' });
 
 export const SiteScheduleResponse = envelopeB(ScheduleData);
 

@@ -14,7 +14,7 @@ const SettingsData = Type.Object({
   reschedule_cutoff_minutes: Type.Integer({ description: 'Until how long before its start a customer may reschedule through the manage link (0 to 525600; API keys are not bound)' }),
   max_advance_days: Type.Integer({ description: 'How many days ahead of now a booking may start, at most (1 to 3660000, which lifts the limit; default 365); a service may set its own' }),
   currency: Type.String({ description: 'ISO 4217 code of every amount (orders, invoices, payments, mails)', examples: ['EUR'] }),
-});
+}, { title: 'Settings' });
 
 const SettingsBody = Type.Object(
   {
@@ -36,7 +36,7 @@ export default async function settingsRoutes(app: App): Promise<void> {
     '/settings',
     {
       config: { permission: 'settings:read' },
-      schema: { summary: 'Site settings', tags: ['settings'], response: { 200: SettingsResponse, ...errorResponses(AUTH_ERRORS) } },
+      schema: { operationId: 'getSettings', summary: 'Site settings', tags: ['settings'], response: { 200: SettingsResponse, ...errorResponses(AUTH_ERRORS) } },
     },
     async () => ({ success: true as const, data: await getSettings(app.db) }),
   );
@@ -46,6 +46,7 @@ export default async function settingsRoutes(app: App): Promise<void> {
     {
       config: { permission: 'settings:write' },
       schema: {
+        operationId: 'updateSettings',
         summary: 'Changes site settings; only the fields sent change',
         tags: ['settings'],
         body: SettingsBody,

@@ -17,7 +17,10 @@ try {
   await app.close();
   const out = process.argv[2];
   if (out === undefined) process.stdout.write(text);
-  else fs.writeFileSync(out, text);
+  else {
+    fs.mkdirSync(path.dirname(out), { recursive: true });
+    fs.writeFileSync(out, text);
+  }
 } finally {
   fs.rmSync(dir, { recursive: true, force: true });
 }

@@ -1,8 +1,19 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { SwaggerOptions } from '@fastify/swagger';
+import type { TSchema } from 'typebox';
 import type { Config } from '../config.js';
 import { API_ROOT } from './route-config.js';
 import { errorResponses } from './schemas.js';
+
+declare module 'fastify' {
+  interface FastifySchema {
+    /**
+     * The body as the document shows it, where the route checks parts of the body itself: each
+     * bulk element is checked alone, so that a bad one fails alone and not the request.
+     */
+    documentedBody?: TSchema;
+  }
+}
 
 const IDEMPOTENCY_HEADER_SCHEMA = {
   type: 'object',
@@ -148,10 +159,12 @@ export function openApiOptions(config: Config): SwaggerOptions {
       const methods = [route.method].flat();
       const takesBody = methods.includes('POST') || methods.includes('PUT');
       const style = route.config?.errorStyle ?? 1;
+      const { documentedBody, ...routeSchema } = schema ?? {};
       return {
         url,
         schema: {
-          ...schema,
+          ...routeSchema,
+          ...(documentedBody === undefined ? {} : { body: documentedBody }),
           description: schema?.description ? `${schema.description}\n\n${needs}` : needs,
           security: [{ apiKey: [] }, { bearer: [] }],
           ...(takesBody

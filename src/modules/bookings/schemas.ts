@@ -1,4 +1,4 @@
-import { Type, type Static } from 'typebox';
+import { Type, type Static, type TSchema } from 'typebox';
 import { pageParams } from '../../core/pagination.js';
 import { updatedParams } from '../../http/list-query.js';
 import { Currency, Id, Int32, MAX_AMOUNT, PartialText } from '../../http/schemas.js';
@@ -66,10 +66,14 @@ export type CreateBookingInput = Static<typeof CreateBookingBody>;
 export const BulkElement = Type.Object(createFields);
 export type BulkElementInput = Static<typeof BulkElement>;
 
-export const BulkBody = Type.Object({
-  bookings: Type.Array(Type.Record(Type.String(), Type.Unknown()), { minItems: 1, maxItems: MAX_BULK_BOOKINGS }),
+const bulkFields = <T extends TSchema>(element: T) => ({
+  bookings: Type.Array(element, { minItems: 1, maxItems: MAX_BULK_BOOKINGS }),
   send_confirmation: Type.Optional(Type.Boolean({ default: false })),
 });
+/** As the route checks it: each element is checked alone (BulkElement), so that a bad one fails alone. */
+export const BulkBody = Type.Object(bulkFields(Type.Record(Type.String(), Type.Unknown())));
+/** As the document shows it. */
+export const DocumentedBulkBody = Type.Object(bulkFields(BulkElement));
 
 export const UpdateBookingBody = Type.Object({
   service_id: Type.Optional(Id({ description: "A new service brings its own duration and price (the agent's custom ones first) unless duration or price is given" })),

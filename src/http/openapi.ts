@@ -3,7 +3,7 @@ import type { SwaggerOptions } from '@fastify/swagger';
 import type { TSchema } from 'typebox';
 import type { Config } from '../config.js';
 import { API_ROOT } from './route-config.js';
-import { errorResponses } from './schemas.js';
+import { errorResponses, RULES_CHECKED_IN_CODE } from './schemas.js';
 
 declare module 'fastify' {
   interface FastifySchema {
@@ -125,6 +125,15 @@ function addResponseHeaders(document: Json): void {
   }
 }
 
+/** A copy of a route's schema with the rules its code checks (checkedInCode) written into each field. */
+function withRulesCheckedInCode(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withRulesCheckedInCode);
+  if (!isJson(schema)) return schema;
+  const copy = Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, withRulesCheckedInCode(value)]));
+  const rules = (schema as Record<symbol, unknown>)[RULES_CHECKED_IN_CODE];
+  return isJson(rules) ? { ...copy, ...rules } : copy;
+}
+
 /** OpenAPI 3.1 from the route schemas; each operation names the permission its key needs. */
 export function openApiOptions(config: Config): SwaggerOptions {
   return {
@@ -159,7 +168,7 @@ export function openApiOptions(config: Config): SwaggerOptions {
       const methods = [route.method].flat();
       const takesBody = methods.includes('POST') || methods.includes('PUT');
       const style = route.config?.errorStyle ?? 1;
-      const { documentedBody, ...routeSchema } = schema ?? {};
+      const { documentedBody, ...routeSchema } = withRulesCheckedInCode(schema ?? {}) as NonNullable<typeof schema>;
       return {
         url,
         schema: {
@@ -169,10 +178,10 @@ export function openApiOptions(config: Config): SwaggerOptions {
           security: [{ apiKey: [] }, { bearer: [] }],
           ...(takesBody
             ? {
-                headers: { ...IDEMPOTENCY_HEADER_SCHEMA, ...(schema?.headers as object | undefined) },
+                headers: { ...IDEMPOTENCY_HEADER_SCHEMA, ...(routeSchema.headers as object | undefined) },
                 // The answers of Idempotency-Key: a request in progress or lost (409), a key reused (422);
                 // and a body over 1 MiB (413).
-                response: { ...errorResponses([409, 413, 422], style), ...(schema?.response as object | undefined) },
+                response: { ...errorResponses([409, 413, 422], style), ...(routeSchema.response as object | undefined) },
               }
             : {}),
         },

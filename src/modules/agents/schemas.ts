@@ -2,7 +2,7 @@ import { Type, type TSchema } from 'typebox';
 import { DeletedData, envelopeB, listEnvelopeB } from '../../core/envelope.js';
 import { DateParam, SortOrderParam } from '../../http/list-query.js';
 import { pageParams } from '../../core/pagination.js';
-import { Id, Int32, PartialText } from '../../http/schemas.js';
+import { checkedInCode, Id, Int32, PartialText } from '../../http/schemas.js';
 import { WeeklyInputSchema, WeeklySchema } from '../schedules/index.js';
 import { MAX_BUFFER_MINUTES } from '../../core/limits.js';
 
@@ -81,12 +81,12 @@ const ServiceConnection = Type.Object({
 const Feature = Type.Object({ label: Type.String(), value: Type.String() });
 
 const fields = {
-  first_name: Type.String({ description: '1 to 100 characters' }),
-  last_name: Type.String({ description: '1 to 100 characters' }),
-  email: Type.String({ description: 'a valid email address' }),
-  phone: Nullable(Type.String({ description: 'digits, spaces, + ( ) - . ; at most 30 characters' })),
-  display_name: Nullable(Type.String({ description: 'at most 200 characters; null shows first and last name' })),
-  bio: Nullable(Type.String({ description: 'at most 5000 characters' })),
+  first_name: Type.String({ description: '1 to 100 characters', ...checkedInCode({ minLength: 1, maxLength: 100 }) }),
+  last_name: Type.String({ description: '1 to 100 characters', ...checkedInCode({ minLength: 1, maxLength: 100 }) }),
+  email: Type.String({ description: 'a valid email address', ...checkedInCode({ format: 'email', minLength: 3, maxLength: 254 }) }),
+  phone: Nullable(Type.String({ description: 'digits, spaces, + ( ) - . ; at most 30 characters; "" for none', ...checkedInCode({ maxLength: 30, pattern: '^(\\+?[\\d\\s().-]{3,})?$' }) })),
+  display_name: Nullable(Type.String({ description: 'at most 200 characters; null shows first and last name', ...checkedInCode({ maxLength: 200 }) })),
+  bio: Nullable(Type.String({ description: 'at most 5000 characters', ...checkedInCode({ maxLength: 5000 }) })),
   features: Nullable(
     Type.Union([Type.Array(Feature, { maxItems: 100 }), Type.String()], {
       description: 'array of {label, value}, or the same JSON-encoded as a string',

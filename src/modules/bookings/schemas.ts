@@ -1,12 +1,15 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { pageParams } from '../../core/pagination.js';
 import { updatedParams } from '../../http/list-query.js';
-import { Currency, Id, Int32, MAX_AMOUNT, PartialText } from '../../http/schemas.js';
+import { checkedInCode, Currency, Id, Int32, MAX_AMOUNT, PartialText } from '../../http/schemas.js';
+import { CUSTOMER_EMAIL_RULES, CUSTOMER_NAME_RULES, CUSTOMER_PHONE_RULES } from '../customers/index.js';
 import { AgentChoice, DateText, TimeText } from '../availability/index.js';
 import { MAX_BULK_BOOKINGS } from '../../core/limits.js';
 
 /** Booking metadata is bounded, so that a booking and the pages that list it stay small. */
 export const META_LIMITS = { keys: 50, keyLength: 100, valueLength: 1000 } as const;
+const MetaRules = checkedInCode({ maxProperties: META_LIMITS.keys, propertyNames: { minLength: 1, maxLength: META_LIMITS.keyLength } });
+const MetaValueRules = checkedInCode({ maxLength: META_LIMITS.valueLength });
 
 // A link's key lets whoever holds it see and cancel the booking: only keys that may change bookings see it on a read.
 const ManageLink = Type.Union([Type.String(), Type.Null()], {
@@ -17,11 +20,17 @@ const Money = Type.Union([Type.String(), Type.Number()], { description: 'decimal
 const Duration = Type.Integer({ minimum: 1, maximum: 1440, description: 'minutes' });
 const Attendees = Type.Integer({ minimum: 1, maximum: 1000, description: "seats the booking takes of the service's capacity_max; default 1" });
 
+// The rules of POST /customers, checked in code as there.
+const FirstName = Type.String(CUSTOMER_NAME_RULES);
+const LastName = Type.String(CUSTOMER_NAME_RULES);
+const Email = Type.String(CUSTOMER_EMAIL_RULES);
+const Phone = Type.String({ description: '"" for none', ...CUSTOMER_PHONE_RULES });
+
 export const CustomerFields = Type.Object({
-  first_name: Type.Optional(Type.String()),
-  last_name: Type.Optional(Type.String()),
-  email: Type.Optional(Type.String()),
-  phone: Type.Optional(Type.String()),
+  first_name: Type.Optional(FirstName),
+  last_name: Type.Optional(LastName),
+  email: Type.Optional(Email),
+  phone: Type.Optional(Phone),
 });
 export type CustomerFieldsInput = Static<typeof CustomerFields>;
 
@@ -49,15 +58,17 @@ const createFields = {
   coupon_code: Type.Optional(Type.String({ minLength: 1, maxLength: 50, description: "Applies the coupon to the booking's new order, checked as PUT /orders checks it; a refused coupon refuses the booking (422)" })),
   status: Type.Optional(CreateStatus),
   notes: Type.Optional(Type.String()),
-  meta: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'booking metadata, string values; at most 50 keys of 1 to 100 characters, values up to 1000' })),
+  meta: Type.Optional(
+    Type.Record(Type.String(), Type.String(MetaValueRules), { description: 'booking metadata, string values; at most 50 keys of 1 to 100 characters, values up to 1000', ...MetaRules }),
+  ),
 };
 
 export const CreateBookingBody = Type.Object({
   ...createFields,
-  'customer.first_name': Type.Optional(Type.String()),
-  'customer.last_name': Type.Optional(Type.String()),
-  'customer.email': Type.Optional(Type.String()),
-  'customer.phone': Type.Optional(Type.String()),
+  'customer.first_name': Type.Optional(FirstName),
+  'customer.last_name': Type.Optional(LastName),
+  'customer.email': Type.Optional(Email),
+  'customer.phone': Type.Optional(Phone),
   send_confirmation: Type.Optional(Type.Boolean({ default: true })),
 });
 export type CreateBookingInput = Static<typeof CreateBookingBody>;
@@ -86,14 +97,17 @@ export const UpdateBookingBody = Type.Object({
   status: Type.Optional(BookingStatusSchema),
   customer_id: Type.Optional(Id({ description: "Moves the booking and its order to this customer; the booking's manage links change" })),
   customer: Type.Optional(CustomerFields),
-  'customer.first_name': Type.Optional(Type.String()),
-  'customer.last_name': Type.Optional(Type.String()),
-  'customer.email': Type.Optional(Type.String()),
-  'customer.phone': Type.Optional(Type.String()),
+  'customer.first_name': Type.Optional(FirstName),
+  'customer.last_name': Type.Optional(LastName),
+  'customer.email': Type.Optional(Email),
+  'customer.phone': Type.Optional(Phone),
   price: Type.Optional(Money),
   notes: Type.Optional(Type.String()),
   meta: Type.Optional(
-    Type.Record(Type.String(), Type.Union([Type.Null(), Type.String()]), { description: 'merged; null removes a key; a booking holds at most 50 keys of 1 to 100 characters, values up to 1000' }),
+    Type.Record(Type.String(), Type.Union([Type.Null(), Type.String(MetaValueRules)]), {
+      description: 'merged; null removes a key; a booking holds at most 50 keys of 1 to 100 characters, values up to 1000',
+      ...MetaRules,
+    }),
   ),
   send_notification: Type.Optional(Type.Boolean({ default: false })),
 });

@@ -4,7 +4,7 @@ import { DeletedData, envelopeB, listEnvelopeB } from '../../core/envelope.js';
 import { notFound } from '../../core/errors.js';
 import { FieldErrors } from '../../core/field-errors.js';
 import { pageOf, pageParams } from '../../core/pagination.js';
-import { AUTH_ERRORS, errorResponses, IdParams } from '../../http/schemas.js';
+import { AUTH_ERRORS, checkedInCode, errorResponses, IdParams } from '../../http/schemas.js';
 import type { Permission } from '../../core/access.js';
 import { localDateTime } from '../../lib/time.js';
 import * as repository from './category-repository.js';
@@ -15,7 +15,7 @@ const Category = Type.Object({
   created_at: Type.String({ description: 'YYYY-MM-DD HH:MM:SS, site timezone' }),
   updated_at: Type.String({ description: 'YYYY-MM-DD HH:MM:SS, site timezone' }),
 }, { title: 'Category' });
-const CategoryBody = Type.Object({ name: Type.String({ description: '1 to 100 characters' }) });
+const CategoryBody = Type.Object({ name: Type.String({ description: '1 to 100 characters', ...checkedInCode({ minLength: 1, maxLength: 100 }) }) });
 const CategoryPagination = Type.Object({ page: Type.Integer(), per_page: Type.Integer(), total: Type.Integer(), total_pages: Type.Integer() });
 
 export interface CategoryKind {

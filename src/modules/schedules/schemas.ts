@@ -1,10 +1,12 @@
 import { Type } from 'typebox';
+import { checkedInCode } from '../../http/schemas.js';
+import { PERIOD_END, PERIOD_START } from './model.js';
 import { envelopeB } from '../../core/envelope.js';
 
 export const PeriodSchema = Type.Object(
   {
-    start: Type.String({ description: 'HH:MM, 00:00 to 23:59' }),
-    end: Type.String({ description: 'HH:MM, after start; 24:00 for midnight at the end of the day' }),
+    start: Type.String({ description: 'HH:MM, 00:00 to 23:59', ...checkedInCode({ pattern: PERIOD_START.source }) }),
+    end: Type.String({ description: 'HH:MM, after start; 24:00 for midnight at the end of the day', ...checkedInCode({ pattern: PERIOD_END.source }) }),
   },
   { title: 'Period', additionalProperties: false },
 );
@@ -27,7 +29,7 @@ export const WeeklySchema = Type.Object({
 }, { title: 'WeeklyHours' });
 
 const ExceptionInput = Type.Object({
-  date: Type.String({ description: 'YYYY-MM-DD' }),
+  date: Type.String({ description: 'YYYY-MM-DD', ...checkedInCode({ format: 'date' }) }),
   periods: Type.Optional(Type.Array(PeriodSchema, { maxItems: 48, description: 'Replaces the weekday\'s periods; empty or absent: a day off' })),
 });
 

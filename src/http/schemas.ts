@@ -104,3 +104,7 @@ export interface FieldRules {
 export function checkedInCode(rules: FieldRules): TSchemaOptions {
   return { [RULES_CHECKED_IN_CODE]: rules };
 }
+
+/** The rules of an amount a route reads itself: a number or decimal text, 0 to MAX_AMOUNT, rounded half-up to the cent. */
+export const AMOUNT_NUMBER_RULES = checkedInCode({ minimum: 0, maximum: MAX_AMOUNT });
+export const AMOUNT_TEXT_RULES = checkedInCode({ pattern: '^\\d+(\\.\\d+)?$' });

@@ -2,7 +2,7 @@ import { Type, type TSchema } from 'typebox';
 import { DeletedData, envelopeB, listEnvelopeB } from '../../core/envelope.js';
 import { DateParam, SortOrderParam } from '../../http/list-query.js';
 import { pageParams } from '../../core/pagination.js';
-import { checkedInCode, Id, Int32, PartialText } from '../../http/schemas.js';
+import { AMOUNT_NUMBER_RULES, AMOUNT_TEXT_RULES, checkedInCode, Id, Int32, PartialText } from '../../http/schemas.js';
 import { WeeklyInputSchema, WeeklySchema } from '../schedules/index.js';
 import { MAX_BUFFER_MINUTES } from '../../core/limits.js';
 
@@ -71,7 +71,7 @@ export const AgentReadQuery = Type.Object({ include: Type.Optional(Include) });
 
 const ServiceConnection = Type.Object({
   service_id: Id(),
-  custom_price: Type.Optional(Nullable(Type.Union([Type.Number(), Type.String()]))),
+  custom_price: Type.Optional(Nullable(Type.Union([Type.Number(AMOUNT_NUMBER_RULES), Type.String(AMOUNT_TEXT_RULES)]))),
   custom_duration: Type.Optional(Nullable(Int32({ description: 'minutes, 1 to 1440' }))),
   custom_hours: Type.Optional(Nullable(WeeklyInputSchema)),
   buffer_before: Type.Optional(Nullable(Int32({ description: `minutes, 0 to ${MAX_BUFFER_MINUTES}; null or absent: the service's` }))),

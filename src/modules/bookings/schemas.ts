@@ -1,7 +1,7 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { pageParams } from '../../core/pagination.js';
 import { updatedParams } from '../../http/list-query.js';
-import { checkedInCode, Currency, Id, Int32, MAX_AMOUNT, PartialText } from '../../http/schemas.js';
+import { AMOUNT_NUMBER_RULES, AMOUNT_TEXT_RULES, checkedInCode, Currency, Id, Int32, MAX_AMOUNT, PartialText } from '../../http/schemas.js';
 import { CUSTOMER_EMAIL_RULES, CUSTOMER_NAME_RULES, CUSTOMER_PHONE_RULES } from '../customers/index.js';
 import { AgentChoice, DateText, TimeText } from '../availability/index.js';
 import { MAX_BULK_BOOKINGS } from '../../core/limits.js';
@@ -16,7 +16,7 @@ const ManageLink = Type.Union([Type.String(), Type.Null()], {
   description: 'URL with an access key; null unless the API key has bookings:update (a link can cancel the booking)',
 });
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
-const Money = Type.Union([Type.String(), Type.Number()], { description: 'decimal amount, e.g. "45.00"' });
+const Money = Type.Union([Type.String(AMOUNT_TEXT_RULES), Type.Number(AMOUNT_NUMBER_RULES)], { description: 'decimal amount, e.g. "45.00"' });
 const Duration = Type.Integer({ minimum: 1, maximum: 1440, description: 'minutes' });
 const Attendees = Type.Integer({ minimum: 1, maximum: 1000, description: "seats the booking takes of the service's capacity_max; default 1" });
 

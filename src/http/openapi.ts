@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import { isDeepStrictEqual } from 'node:util';
 import type { SwaggerOptions } from '@fastify/swagger';
 import type { TSchema } from 'typebox';
@@ -113,13 +114,18 @@ function hoistNamedSchemas(document: Json, schemas: Json): void {
   document.paths = hoist(document.paths);
 }
 
-function addResponseHeaders(document: Json): void {
+/** The headers and a description of every answer of every operation. */
+function describeResponses(document: Json): void {
   for (const [url, operations] of Object.entries(document.paths as Json)) {
     if (!url.startsWith(API_ROOT) || !isJson(operations)) continue;
     for (const [method, operation] of Object.entries(operations)) {
       if (!isJson(operation) || !isJson(operation.responses)) continue;
       for (const [status, response] of Object.entries(operation.responses)) {
-        if (isJson(response)) response.headers = { ...responseHeaders(status, method), ...(response.headers as Json | undefined) };
+        if (!isJson(response)) continue;
+        response.headers = { ...responseHeaders(status, method), ...(response.headers as Json | undefined) };
+        // The generator's placeholder, or the error envelope's name alone, says nothing of the status.
+        const reason = STATUS_CODES[status] ?? status;
+        response.description = response.description === 'Default Response' ? reason : `${reason}: ${String(response.description)}`;
       }
     }
   }
@@ -192,7 +198,7 @@ export function openApiOptions(config: Config): SwaggerOptions {
       const document = documentObject.openapiObject as unknown as Json;
       const components = document.components as Json;
       hoistNamedSchemas(document, components.schemas as Json);
-      addResponseHeaders(document);
+      describeResponses(document);
       return documentObject.openapiObject;
     },
   };

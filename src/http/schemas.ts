@@ -81,3 +81,30 @@ export const SiteDateTime = Type.String({ description: 'YYYY-MM-DD HH:MM:SS in t
 export const NullableString = Type.Union([Type.Null(), Type.String()]);
 /** A money amount in a request: a number (or numeric string), rounded half-up to the cent. */
 export const AmountInput = (description: string) => Type.Number({ minimum: 0, maximum: MAX_AMOUNT, description });
+
+/** Where a field's code-checked rules ride on its schema: the validator and the serializer never see a symbol. */
+export const RULES_CHECKED_IN_CODE = Symbol('rulesCheckedInCode');
+
+export interface FieldRules {
+  minLength?: number;
+  maxLength?: number;
+  pattern?: string;
+  format?: 'date' | 'email';
+  minimum?: number;
+  maximum?: number;
+  maxProperties?: number;
+  propertyNames?: { minLength?: number; maxLength?: number };
+}
+
+/**
+ * Schema options that show in the OpenAPI document rules the route's code checks itself (on the
+ * trimmed value, answering 422 with its own words for the field). Declared in the schema they
+ * would be checked first, with another status and message; here they only document.
+ */
+export function checkedInCode(rules: FieldRules): TSchemaOptions {
+  return { [RULES_CHECKED_IN_CODE]: rules };
+}
+
+/** The rules of an amount a route reads itself: a number or decimal text, 0 to MAX_AMOUNT, rounded half-up to the cent. */
+export const AMOUNT_NUMBER_RULES = checkedInCode({ minimum: 0, maximum: MAX_AMOUNT });
+export const AMOUNT_TEXT_RULES = checkedInCode({ pattern: '^\\d+(\\.\\d+)?$' });

@@ -178,7 +178,8 @@ describe.each(DIALECTS)('POST /customers (%s)', (dialect) => {
 
   it('documents the create-only fields in the OpenAPI document', async () => {
     const doc: Json = (await t.app.inject({ method: 'GET', url: '/booking-api/v1/openapi.json' })).json();
-    const created = doc.paths['/booking-api/v1/customers'].post.responses['201'].content['application/json'].schema.properties.data;
+    const data = doc.paths['/booking-api/v1/customers'].post.responses['201'].content['application/json'].schema.properties.data;
+    const created = doc.components.schemas[data.$ref.split('/').pop()];
     for (const field of ['customer_code', 'avatar_url', 'user_id', 'welcome_email_sent']) {
       expect(created.required).toContain(field);
       expect(created.properties[field].description, field).toEqual(expect.any(String));

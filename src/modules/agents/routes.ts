@@ -23,6 +23,7 @@ export default async function agentRoutes(app: App): Promise<void> {
     {
       config: { permission: 'agents:read' },
       schema: {
+        operationId: 'listAgents',
         summary: 'Lists agents',
         description: 'Date filters include the whole named day in the site timezone. include=services shows is_custom_* per service.',
         tags,
@@ -61,6 +62,7 @@ export default async function agentRoutes(app: App): Promise<void> {
     {
       config: { permission: 'agents:read' },
       schema: {
+        operationId: 'getAgent',
         summary: 'One agent',
         tags,
         params: IdParams,
@@ -79,6 +81,7 @@ export default async function agentRoutes(app: App): Promise<void> {
     {
       config: { permission: 'agents:write' },
       schema: {
+        operationId: 'createAgent',
         summary: 'Creates an agent, with the services and locations it serves',
         tags,
         body: CreateAgentBody,
@@ -96,6 +99,7 @@ export default async function agentRoutes(app: App): Promise<void> {
     {
       config: { permission: 'agents:write' },
       schema: {
+        operationId: 'updateAgent',
         summary: 'Updates an agent; only the fields sent change',
         description:
           'service_ids and services together replace the agent\'s services: an entry of services sets its custom values, a plain id keeps the ones stored. location_ids replaces the locations.',
@@ -117,6 +121,7 @@ export default async function agentRoutes(app: App): Promise<void> {
     {
       config: { permission: 'agents:write' },
       schema: {
+        operationId: 'deleteAgent',
         summary: 'Deletes an agent without upcoming bookings',
         description: 'Answers 409 agent_has_bookings while upcoming bookings that are not cancelled need it. Past and cancelled bookings keep it as their history: it is then retired (hidden and unbookable), not removed. ' +
           'To keep an agent with upcoming bookings out of new ones, set its status to disabled.',

@@ -2,7 +2,7 @@ import { Type, type TSchema } from 'typebox';
 import { DeletedData, envelopeB, listEnvelopeB } from '../../core/envelope.js';
 import { DateParam, SortOrderParam } from '../../http/list-query.js';
 import { pageParams } from '../../core/pagination.js';
-import { Id, Int32, PartialText } from '../../http/schemas.js';
+import { AMOUNT_NUMBER_RULES, AMOUNT_TEXT_RULES, checkedInCode, Id, Int32, PartialText } from '../../http/schemas.js';
 import { WeeklyInputSchema, WeeklySchema } from '../schedules/index.js';
 import { MAX_BUFFER_MINUTES } from '../../core/limits.js';
 
@@ -41,7 +41,7 @@ export const Agent = Type.Object({
   updated_at: Stamp,
   services: Type.Optional(Type.Array(AgentService, { description: 'include=services' })),
   locations: Type.Optional(Type.Array(Type.Object({ id: Type.Integer(), name: Type.String() }), { description: 'include=locations' })),
-});
+}, { title: 'Agent' });
 
 export const AgentPagination = Type.Object({
   page: Type.Integer(),
@@ -71,7 +71,7 @@ export const AgentReadQuery = Type.Object({ include: Type.Optional(Include) });
 
 const ServiceConnection = Type.Object({
   service_id: Id(),
-  custom_price: Type.Optional(Nullable(Type.Union([Type.Number(), Type.String()]))),
+  custom_price: Type.Optional(Nullable(Type.Union([Type.Number(AMOUNT_NUMBER_RULES), Type.String(AMOUNT_TEXT_RULES)]))),
   custom_duration: Type.Optional(Nullable(Int32({ description: 'minutes, 1 to 1440' }))),
   custom_hours: Type.Optional(Nullable(WeeklyInputSchema)),
   buffer_before: Type.Optional(Nullable(Int32({ description: `minutes, 0 to ${MAX_BUFFER_MINUTES}; null or absent: the service's` }))),
@@ -81,12 +81,12 @@ const ServiceConnection = Type.Object({
 const Feature = Type.Object({ label: Type.String(), value: Type.String() });
 
 const fields = {
-  first_name: Type.String({ description: '1 to 100 characters' }),
-  last_name: Type.String({ description: '1 to 100 characters' }),
-  email: Type.String({ description: 'a valid email address' }),
-  phone: Nullable(Type.String({ description: 'digits, spaces, + ( ) - . ; at most 30 characters' })),
-  display_name: Nullable(Type.String({ description: 'at most 200 characters; null shows first and last name' })),
-  bio: Nullable(Type.String({ description: 'at most 5000 characters' })),
+  first_name: Type.String({ description: '1 to 100 characters', ...checkedInCode({ minLength: 1, maxLength: 100 }) }),
+  last_name: Type.String({ description: '1 to 100 characters', ...checkedInCode({ minLength: 1, maxLength: 100 }) }),
+  email: Type.String({ description: 'a valid email address', ...checkedInCode({ format: 'email', minLength: 3, maxLength: 254 }) }),
+  phone: Nullable(Type.String({ description: 'digits, spaces, + ( ) - . ; at most 30 characters; "" for none', ...checkedInCode({ maxLength: 30, pattern: '^(\\+?[\\d\\s().-]{3,})?$' }) })),
+  display_name: Nullable(Type.String({ description: 'at most 200 characters; null shows first and last name', ...checkedInCode({ maxLength: 200 }) })),
+  bio: Nullable(Type.String({ description: 'at most 5000 characters', ...checkedInCode({ maxLength: 5000 }) })),
   features: Nullable(
     Type.Union([Type.Array(Feature, { maxItems: 100 }), Type.String()], {
       description: 'array of {label, value}, or the same JSON-encoded as a string',

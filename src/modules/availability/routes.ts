@@ -100,6 +100,7 @@ export default async function availabilityRoutes(app: App): Promise<void> {
     {
       config: { permission: 'availability:read' },
       schema: {
+        operationId: 'getAvailability',
         summary: 'Free slots of a service per day (contract §6)',
         tags: ['availability'],
         querystring: AvailabilityQuery,

@@ -25,7 +25,7 @@ const Slot = Type.Object({
   seats_left: Type.Optional(
     Type.Integer({ description: 'group services (capacity_max > 1) only: the most seats one of the agents has left at this start' }),
   ),
-});
+}, { title: 'Slot' });
 
 export const AvailabilityResponse = Type.Object({
   success: Type.Literal(true),

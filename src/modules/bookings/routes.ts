@@ -23,6 +23,7 @@ import {
   CreateBookingBody,
   DeleteResponse,
   DetailResponse,
+  DocumentedBulkBody,
   ListQuery,
   ListResponse,
   ReadResponse,
@@ -76,6 +77,7 @@ export default async function bookingRoutes(app: App): Promise<void> {
     {
       config: { permission: 'bookings:read' },
       schema: {
+        operationId: 'listBookings',
         summary: 'List bookings',
         tags: ['bookings'],
         querystring: ListQuery,
@@ -104,6 +106,7 @@ export default async function bookingRoutes(app: App): Promise<void> {
     {
       config: { permission: 'bookings:create' },
       schema: {
+        operationId: 'createBooking',
         summary: 'Create a booking with availability validation',
         description:
           'Checks working hours (site closures included), the booking window (422 with details.rule: min_notice_minutes, ' +
@@ -125,9 +128,11 @@ export default async function bookingRoutes(app: App): Promise<void> {
     {
       config: { permission: 'bookings:create' },
       schema: {
+        operationId: 'createBookingsBulk',
         summary: 'Create up to 50 bookings; each element succeeds or fails alone',
         tags: ['bookings'],
         body: BulkBody,
+        documentedBody: DocumentedBulkBody,
         response: { 201: BulkResponse, 207: BulkResponse, 400: { anyOf: [BulkResponse, { $ref: 'ErrorStyle1' }] }, ...errorResponses(AUTH_ERRORS) },
       },
     },
@@ -175,6 +180,7 @@ export default async function bookingRoutes(app: App): Promise<void> {
     {
       config: { permission: 'bookings:read' },
       schema: {
+        operationId: 'getBooking',
         summary: 'Read a booking',
         tags: ['bookings'],
         params: IdParams,
@@ -192,6 +198,7 @@ export default async function bookingRoutes(app: App): Promise<void> {
     {
       config: { permission: 'bookings:update' },
       schema: {
+        operationId: 'updateBooking',
         summary: 'Update a booking: fields, reschedule, agent, status transitions',
         tags: ['bookings'],
         params: IdParams,
@@ -239,6 +246,7 @@ export default async function bookingRoutes(app: App): Promise<void> {
     {
       config: { permission: 'bookings:delete' },
       schema: {
+        operationId: 'deleteBooking',
         summary: 'Delete a booking and its order item',
         description: 'Cancels it first (docs/money.md); 409 booking_has_payments while its order holds money: cancel, refund, then delete.',
         tags: ['bookings'],

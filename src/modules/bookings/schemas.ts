@@ -1,27 +1,36 @@
-import { Type, type Static } from 'typebox';
+import { Type, type Static, type TSchema } from 'typebox';
 import { pageParams } from '../../core/pagination.js';
 import { updatedParams } from '../../http/list-query.js';
-import { Currency, Id, Int32, MAX_AMOUNT, PartialText } from '../../http/schemas.js';
+import { AMOUNT_NUMBER_RULES, AMOUNT_TEXT_RULES, checkedInCode, Currency, Id, Int32, MAX_AMOUNT, PartialText } from '../../http/schemas.js';
+import { CUSTOMER_EMAIL_RULES, CUSTOMER_NAME_RULES, CUSTOMER_PHONE_RULES } from '../customers/index.js';
 import { AgentChoice, DateText, TimeText } from '../availability/index.js';
 import { MAX_BULK_BOOKINGS } from '../../core/limits.js';
 
 /** Booking metadata is bounded, so that a booking and the pages that list it stay small. */
 export const META_LIMITS = { keys: 50, keyLength: 100, valueLength: 1000 } as const;
+const MetaRules = checkedInCode({ maxProperties: META_LIMITS.keys, propertyNames: { minLength: 1, maxLength: META_LIMITS.keyLength } });
+const MetaValueRules = checkedInCode({ maxLength: META_LIMITS.valueLength });
 
 // A link's key lets whoever holds it see and cancel the booking: only keys that may change bookings see it on a read.
 const ManageLink = Type.Union([Type.String(), Type.Null()], {
   description: 'URL with an access key; null unless the API key has bookings:update (a link can cancel the booking)',
 });
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
-const Money = Type.Union([Type.String(), Type.Number()], { description: 'decimal amount, e.g. "45.00"' });
+const Money = Type.Union([Type.String(AMOUNT_TEXT_RULES), Type.Number(AMOUNT_NUMBER_RULES)], { description: 'decimal amount, e.g. "45.00"' });
 const Duration = Type.Integer({ minimum: 1, maximum: 1440, description: 'minutes' });
 const Attendees = Type.Integer({ minimum: 1, maximum: 1000, description: "seats the booking takes of the service's capacity_max; default 1" });
 
+// The rules of POST /customers, checked in code as there.
+const FirstName = Type.String(CUSTOMER_NAME_RULES);
+const LastName = Type.String(CUSTOMER_NAME_RULES);
+const Email = Type.String(CUSTOMER_EMAIL_RULES);
+const Phone = Type.String({ description: '"" for none', ...CUSTOMER_PHONE_RULES });
+
 export const CustomerFields = Type.Object({
-  first_name: Type.Optional(Type.String()),
-  last_name: Type.Optional(Type.String()),
-  email: Type.Optional(Type.String()),
-  phone: Type.Optional(Type.String()),
+  first_name: Type.Optional(FirstName),
+  last_name: Type.Optional(LastName),
+  email: Type.Optional(Email),
+  phone: Type.Optional(Phone),
 });
 export type CustomerFieldsInput = Static<typeof CustomerFields>;
 
@@ -49,15 +58,17 @@ const createFields = {
   coupon_code: Type.Optional(Type.String({ minLength: 1, maxLength: 50, description: "Applies the coupon to the booking's new order, checked as PUT /orders checks it; a refused coupon refuses the booking (422)" })),
   status: Type.Optional(CreateStatus),
   notes: Type.Optional(Type.String()),
-  meta: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'booking metadata, string values; at most 50 keys of 1 to 100 characters, values up to 1000' })),
+  meta: Type.Optional(
+    Type.Record(Type.String(), Type.String(MetaValueRules), { description: 'booking metadata, string values; at most 50 keys of 1 to 100 characters, values up to 1000', ...MetaRules }),
+  ),
 };
 
 export const CreateBookingBody = Type.Object({
   ...createFields,
-  'customer.first_name': Type.Optional(Type.String()),
-  'customer.last_name': Type.Optional(Type.String()),
-  'customer.email': Type.Optional(Type.String()),
-  'customer.phone': Type.Optional(Type.String()),
+  'customer.first_name': Type.Optional(FirstName),
+  'customer.last_name': Type.Optional(LastName),
+  'customer.email': Type.Optional(Email),
+  'customer.phone': Type.Optional(Phone),
   send_confirmation: Type.Optional(Type.Boolean({ default: true })),
 });
 export type CreateBookingInput = Static<typeof CreateBookingBody>;
@@ -66,10 +77,14 @@ export type CreateBookingInput = Static<typeof CreateBookingBody>;
 export const BulkElement = Type.Object(createFields);
 export type BulkElementInput = Static<typeof BulkElement>;
 
-export const BulkBody = Type.Object({
-  bookings: Type.Array(Type.Record(Type.String(), Type.Unknown()), { minItems: 1, maxItems: MAX_BULK_BOOKINGS }),
+const bulkFields = <T extends TSchema>(element: T) => ({
+  bookings: Type.Array(element, { minItems: 1, maxItems: MAX_BULK_BOOKINGS }),
   send_confirmation: Type.Optional(Type.Boolean({ default: false })),
 });
+/** As the route checks it: each element is checked alone (BulkElement), so that a bad one fails alone. */
+export const BulkBody = Type.Object(bulkFields(Type.Record(Type.String(), Type.Unknown())));
+/** As the document shows it. */
+export const DocumentedBulkBody = Type.Object(bulkFields(BulkElement));
 
 export const UpdateBookingBody = Type.Object({
   service_id: Type.Optional(Id({ description: "A new service brings its own duration and price (the agent's custom ones first) unless duration or price is given" })),
@@ -82,14 +97,17 @@ export const UpdateBookingBody = Type.Object({
   status: Type.Optional(BookingStatusSchema),
   customer_id: Type.Optional(Id({ description: "Moves the booking and its order to this customer; the booking's manage links change" })),
   customer: Type.Optional(CustomerFields),
-  'customer.first_name': Type.Optional(Type.String()),
-  'customer.last_name': Type.Optional(Type.String()),
-  'customer.email': Type.Optional(Type.String()),
-  'customer.phone': Type.Optional(Type.String()),
+  'customer.first_name': Type.Optional(FirstName),
+  'customer.last_name': Type.Optional(LastName),
+  'customer.email': Type.Optional(Email),
+  'customer.phone': Type.Optional(Phone),
   price: Type.Optional(Money),
   notes: Type.Optional(Type.String()),
   meta: Type.Optional(
-    Type.Record(Type.String(), Type.Union([Type.Null(), Type.String()]), { description: 'merged; null removes a key; a booking holds at most 50 keys of 1 to 100 characters, values up to 1000' }),
+    Type.Record(Type.String(), Type.Union([Type.Null(), Type.String(MetaValueRules)]), {
+      description: 'merged; null removes a key; a booking holds at most 50 keys of 1 to 100 characters, values up to 1000',
+      ...MetaRules,
+    }),
   ),
   send_notification: Type.Optional(Type.Boolean({ default: false })),
 });
@@ -225,7 +243,7 @@ export const BookingDetail = Type.Object({
   created_datetime: Type.String({ description: 'ISO 8601 with offset' }),
   created_at: Type.String(),
   updated_at: Type.String(),
-});
+}, { title: 'Booking' });
 
 export const BookingListItem = Type.Object({
   id: Type.Integer(),
@@ -252,7 +270,7 @@ export const BookingListItem = Type.Object({
   meta: Type.Optional(MetaObject),
   created_at: Type.String(),
   updated_at: Type.String(),
-});
+}, { title: 'BookingListItem' });
 
 export const ListResponse = Type.Object({
   status: Type.Literal('success'),
@@ -288,13 +306,13 @@ const BulkSuccess = Type.Object({
     status: BookingStatusSchema,
   }),
   confirmation_sent: Type.Boolean(),
-});
+}, { title: 'BulkBookingCreated' });
 const BulkFailure = Type.Object({
   index: Type.Integer(),
   error: Type.String(),
   code: Type.String({ description: 'the error code the single create would answer' }),
   booking_data: Type.Unknown(),
-});
+}, { title: 'BulkBookingFailed' });
 export const BulkResponse = Type.Object({
   success: Type.Boolean(),
   message: Type.String(),

@@ -4,7 +4,7 @@ import { DeletedData, envelopeB, listEnvelopeB } from '../../core/envelope.js';
 import { notFound } from '../../core/errors.js';
 import { FieldErrors } from '../../core/field-errors.js';
 import { pageOf, pageParams } from '../../core/pagination.js';
-import { AUTH_ERRORS, errorResponses, IdParams } from '../../http/schemas.js';
+import { AUTH_ERRORS, checkedInCode, errorResponses, IdParams } from '../../http/schemas.js';
 import type { Permission } from '../../core/access.js';
 import { localDateTime } from '../../lib/time.js';
 import * as repository from './category-repository.js';
@@ -14,14 +14,16 @@ const Category = Type.Object({
   name: Type.String(),
   created_at: Type.String({ description: 'YYYY-MM-DD HH:MM:SS, site timezone' }),
   updated_at: Type.String({ description: 'YYYY-MM-DD HH:MM:SS, site timezone' }),
-});
-const CategoryBody = Type.Object({ name: Type.String({ description: '1 to 100 characters' }) });
+}, { title: 'Category' });
+const CategoryBody = Type.Object({ name: Type.String({ description: '1 to 100 characters', ...checkedInCode({ minLength: 1, maxLength: 100 }) }) });
 const CategoryPagination = Type.Object({ page: Type.Integer(), per_page: Type.Integer(), total: Type.Integer(), total_pages: Type.Integer() });
 
 export interface CategoryKind {
   table: repository.CategoryTable;
   path: string;
   what: string;
+  /** The resource in operation ids, singular and plural: ServiceCategory, ServiceCategories. */
+  operationNoun: readonly [string, string];
   read: Permission;
   write: Permission;
 }
@@ -48,7 +50,8 @@ export function categoryRoutes(kind: CategoryKind) {
       {
         config: { permission: kind.read },
         schema: {
-          summary: `Lists ${kind.what.toLowerCase()}s by name`,
+          operationId: `list${kind.operationNoun[1]}`,
+          summary: `Lists ${kind.what.toLowerCase().replace(/y$/, 'ie')}s by name`,
           tags,
           querystring: Type.Object(pageParams(20)),
           response: { 200: listEnvelopeB(Category, CategoryPagination), ...errorResponses([400, ...AUTH_ERRORS]) },
@@ -71,6 +74,7 @@ export function categoryRoutes(kind: CategoryKind) {
       {
         config: { permission: kind.write },
         schema: {
+          operationId: `create${kind.operationNoun[0]}`,
           summary: `Creates a ${kind.what.toLowerCase()}`,
           tags,
           body: CategoryBody,
@@ -88,6 +92,7 @@ export function categoryRoutes(kind: CategoryKind) {
       {
         config: { permission: kind.write },
         schema: {
+          operationId: `update${kind.operationNoun[0]}`,
           summary: `Renames a ${kind.what.toLowerCase()}`,
           tags,
           params: IdParams,
@@ -107,6 +112,7 @@ export function categoryRoutes(kind: CategoryKind) {
       {
         config: { permission: kind.write },
         schema: {
+          operationId: `delete${kind.operationNoun[0]}`,
           summary: `Deletes a ${kind.what.toLowerCase()}; its members stay, without a category`,
           tags,
           params: IdParams,

@@ -25,6 +25,7 @@ export default async function catalogRoutes(app: App): Promise<void> {
     {
       config: { permission: 'services:read' },
       schema: {
+        operationId: 'listServices',
         summary: 'Lists services',
         description: 'Price filters and order_by=price use price_min. Date filters include the whole named day in the site timezone.',
         tags,
@@ -74,6 +75,7 @@ export default async function catalogRoutes(app: App): Promise<void> {
     {
       config: { permission: 'services:read' },
       schema: {
+        operationId: 'getService',
         summary: 'One service',
         tags,
         params: IdParams,
@@ -92,6 +94,7 @@ export default async function catalogRoutes(app: App): Promise<void> {
     {
       config: { permission: 'services:write' },
       schema: {
+        operationId: 'createService',
         summary: 'Creates a service',
         description: 'Only name is required; the other fields take the defaults shown.',
         tags,
@@ -110,6 +113,7 @@ export default async function catalogRoutes(app: App): Promise<void> {
     {
       config: { permission: 'services:write' },
       schema: {
+        operationId: 'updateService',
         summary: 'Updates a service; only the fields sent change',
         tags,
         params: IdParams,
@@ -129,6 +133,7 @@ export default async function catalogRoutes(app: App): Promise<void> {
     {
       config: { permission: 'services:write' },
       schema: {
+        operationId: 'deleteService',
         summary: 'Deletes a service without upcoming bookings',
         description: 'Answers 409 service_has_bookings while upcoming bookings that are not cancelled need it. Past and cancelled bookings keep it as their history: it is then retired (hidden and unbookable), not removed. ' +
           'To keep a service with upcoming bookings out of new ones, set its status to disabled.',
@@ -144,6 +149,6 @@ export default async function catalogRoutes(app: App): Promise<void> {
   );
 
   await app.register(
-    categoryRoutes({ table: 'service_categories', path: '/service-categories', what: 'Service category', read: 'services:read', write: 'services:write' }),
+    categoryRoutes({ table: 'service_categories', path: '/service-categories', what: 'Service category', operationNoun: ['ServiceCategory', 'ServiceCategories'], read: 'services:read', write: 'services:write' }),
   );
 }

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { DeletedData, envelopeB, listEnvelopeB } from '../../core/envelope.js';
 import { DateParam, SortOrderParam } from '../../http/list-query.js';
 import { pageParams } from '../../core/pagination.js';
-import { Id, Int32, PartialText } from '../../http/schemas.js';
+import { AMOUNT_NUMBER_RULES, AMOUNT_TEXT_RULES, checkedInCode, Id, Int32, PartialText } from '../../http/schemas.js';
 import { MAX_ADVANCE_DAYS, MAX_BUFFER_MINUTES } from '../../core/limits.js';
 
 export const SERVICE_STATUSES = ['active', 'disabled'] as const;
@@ -48,7 +48,7 @@ export const Service = Type.Object({
       description: 'include=locations: where an active agent connected to the service works',
     }),
   ),
-});
+}, { title: 'Service' });
 
 export const ServicePagination = Type.Object({
   current_page: Type.Integer(),
@@ -83,12 +83,12 @@ export const ServiceListQuery = Type.Object({
 
 export const ServiceReadQuery = Type.Object({ include: Type.Optional(Include) });
 
-const Amount = Type.Union([Type.Number(), Type.String()], { description: 'decimal, at least 0; default 0' });
+const Amount = Type.Union([Type.Number(AMOUNT_NUMBER_RULES), Type.String(AMOUNT_TEXT_RULES)], { description: 'decimal, at least 0; default 0' });
 
 export const CreateServiceBody = Type.Object({
-  name: Type.String({ description: '1 to 200 characters' }),
-  short_description: Type.Optional(Type.String()),
-  description: Type.Optional(Type.String()),
+  name: Type.String({ description: '1 to 200 characters', ...checkedInCode({ minLength: 1, maxLength: 200 }) }),
+  short_description: Type.Optional(Type.String(checkedInCode({ maxLength: 1000 }))),
+  description: Type.Optional(Type.String(checkedInCode({ maxLength: 20000 }))),
   duration: Type.Optional(Int32({ description: 'minutes, 1 to 1440; default 60' })),
   price_min: Type.Optional(Amount),
   price_max: Type.Optional(Amount),

@@ -19,6 +19,7 @@ export default async function couponRoutes(app: App): Promise<void> {
     {
       config: { permission: 'coupons:write' },
       schema: {
+        operationId: 'createCoupon',
         summary: 'Create a coupon',
         tags,
         body: CouponCreateBody,
@@ -36,6 +37,7 @@ export default async function couponRoutes(app: App): Promise<void> {
     {
       config: { permission: 'coupons:read' },
       schema: {
+        operationId: 'listCoupons',
         summary: 'List coupons, newest first',
         tags,
         querystring: CouponListQuery,
@@ -50,6 +52,7 @@ export default async function couponRoutes(app: App): Promise<void> {
     {
       config: { permission: 'coupons:read' },
       schema: {
+        operationId: 'getCoupon',
         summary: 'Read a coupon by code (case-insensitive)',
         tags,
         params: CodeParams,
@@ -64,6 +67,7 @@ export default async function couponRoutes(app: App): Promise<void> {
     {
       config: { permission: 'coupons:write' },
       schema: {
+        operationId: 'updateCoupon',
         summary: 'Update a coupon; only supplied fields change',
         tags,
         params: CodeParams,
@@ -83,6 +87,7 @@ export default async function couponRoutes(app: App): Promise<void> {
     {
       config: { permission: 'coupons:write' },
       schema: {
+        operationId: 'deleteCoupon',
         summary: 'Delete a coupon; orders keep the code they were given',
         tags,
         params: CodeParams,

@@ -25,7 +25,7 @@ export const Coupon = Type.Object({
   max_discount_amount: Type.Number({ description: 'Caps a percent discount when above 0' }),
   created_at: SiteDateTime,
   updated_at: SiteDateTime,
-});
+}, { title: 'Coupon' });
 export type CouponView = Static<typeof Coupon>;
 
 // Codes travel in paths: no spaces or URL delimiters.

@@ -22,6 +22,7 @@ export default async function customerRoutes(app: App): Promise<void> {
     {
       config: { permission: 'customers:read', validationErrorCode: 'invalid_parameters' },
       schema: {
+        operationId: 'listCustomers',
         summary: 'List customers',
         description: 'Envelope A. Any bad query parameter answers 400 invalid_parameters with details naming each one.',
         tags,
@@ -51,6 +52,7 @@ export default async function customerRoutes(app: App): Promise<void> {
     {
       config: { permission: 'customers:create', forbiddenCode: 'insufficient_permissions' },
       schema: {
+        operationId: 'createCustomer',
         summary: 'Create a customer',
         description:
           'A customer with an email gets a welcome mail (outbox). The response adds customer_code, avatar_url, user_id and welcome_email_sent. ' +
@@ -72,6 +74,7 @@ export default async function customerRoutes(app: App): Promise<void> {
     {
       config: { permission: 'customers:read' },
       schema: {
+        operationId: 'getCustomer',
         summary: 'Read a customer',
         description: 'Envelope B.',
         tags,
@@ -91,6 +94,7 @@ export default async function customerRoutes(app: App): Promise<void> {
     {
       config: { permission: 'customers:update', errorStyle: 3 },
       schema: {
+        operationId: 'updateCustomer',
         summary: 'Update a customer',
         description:
           'Only supplied fields change; custom_fields are merged (null or "" removes a key). Errors use style 3: ' +
@@ -112,6 +116,7 @@ export default async function customerRoutes(app: App): Promise<void> {
     {
       config: { permission: 'customers:delete' },
       schema: {
+        operationId: 'deleteCustomer',
         summary: 'Delete a customer without bookings',
         description: 'Envelope B. 409 customer_has_bookings while a booking of the customer remains, an order of theirs that is not cancelled, or a payment by them or on their orders (payments are kept; details say which). The orders their deleted bookings left behind, cancelled and empty, are deleted with them, and with those any coupon use they held.',
         tags,

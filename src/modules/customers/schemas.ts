@@ -1,7 +1,7 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { pageParams } from '../../core/pagination.js';
 import { updatedParams } from '../../http/list-query.js';
-import { Id } from '../../http/schemas.js';
+import { checkedInCode, Id } from '../../http/schemas.js';
 import { textPattern } from '../../http/text-patterns.js';
 
 export const CUSTOMER_STATUSES = ['active', 'inactive', 'pending', 'pending_verification', 'blocked'] as const;
@@ -94,25 +94,30 @@ export const CustomerReadQuery = Type.Object({
 // --- Bodies -------------------------------------------------------------------------------------
 
 const NAME_RULE = '2 to 50 characters: letters of any script, spaces and hyphens';
+export const NAME_RULES = checkedInCode({ minLength: 2, maxLength: 50, pattern: '^[\\p{L}\\p{M} -]+$' });
+export const EMAIL_RULES = checkedInCode({ format: 'email', maxLength: 100 });
+export const PHONE_RULES = checkedInCode({ maxLength: 20, pattern: '^\\+?[0-9 ().-]+$' });
+const DATE_RULES = checkedInCode({ format: 'date' });
+const textRules = (maxLength: number) => checkedInCode({ maxLength });
 const CustomFieldsInput = Type.Record(Type.String(), Type.Unknown(), {
   description: 'Key-value pairs; values are strings, numbers or booleans',
 });
 
 export const CreateCustomerBody = Type.Object({
-  first_name: Type.String({ description: NAME_RULE }),
-  last_name: Type.String({ description: NAME_RULE }),
-  email: Type.Optional(nullable(Type.String({ description: 'Valid address, at most 100 characters, unique case-insensitively' }))),
-  phone: Type.Optional(nullable(Type.String({ description: '6 to 15 digits, optional leading + and country code; spaces, dots, hyphens, parentheses; at most 20 characters' }))),
+  first_name: Type.String({ description: NAME_RULE, ...NAME_RULES }),
+  last_name: Type.String({ description: NAME_RULE, ...NAME_RULES }),
+  email: Type.Optional(nullable(Type.String({ description: 'Valid address, at most 100 characters, unique case-insensitively; null or "" for none', ...EMAIL_RULES }))),
+  phone: Type.Optional(nullable(Type.String({ description: '6 to 15 digits, optional leading + and country code; spaces, dots, hyphens, parentheses; at most 20 characters', ...PHONE_RULES }))),
   status: Type.Optional(Type.Enum(CREATE_STATUSES, { default: 'active' })),
-  date_of_birth: Type.Optional(nullable(Type.String({ description: 'YYYY-MM-DD, not in the future' }))),
+  date_of_birth: Type.Optional(nullable(Type.String({ description: 'YYYY-MM-DD, not in the future', ...DATE_RULES }))),
   gender: Type.Optional(nullableEnum(GENDERS)),
-  address: Type.Optional(nullable(Type.String({ description: 'At most 255 characters' }))),
-  city: Type.Optional(nullable(Type.String({ description: 'At most 100 characters' }))),
-  state: Type.Optional(nullable(Type.String({ description: 'At most 100 characters' }))),
-  zipcode: Type.Optional(nullable(Type.String({ description: 'At most 20 characters' }))),
-  country: Type.Optional(nullable(Type.String({ description: 'At most 100 characters' }))),
+  address: Type.Optional(nullable(Type.String({ description: 'At most 255 characters', ...textRules(255) }))),
+  city: Type.Optional(nullable(Type.String({ description: 'At most 100 characters', ...textRules(100) }))),
+  state: Type.Optional(nullable(Type.String({ description: 'At most 100 characters', ...textRules(100) }))),
+  zipcode: Type.Optional(nullable(Type.String({ description: 'At most 20 characters', ...textRules(20) }))),
+  country: Type.Optional(nullable(Type.String({ description: 'At most 100 characters', ...textRules(100) }))),
   custom_fields: Type.Optional(CustomFieldsInput),
-  notes: Type.Optional(nullable(Type.String({ description: 'At most 1000 characters' }))),
+  notes: Type.Optional(nullable(Type.String({ description: 'At most 1000 characters', ...textRules(1000) }))),
   is_guest: Type.Optional(Type.Boolean({ default: false })),
   host_user_id: Type.Optional(nullable(Id())),
   preferred_agent_id: Type.Optional(nullable(Id({ description: 'An active agent' }))),
@@ -122,20 +127,20 @@ export type CreateCustomerBody = Static<typeof CreateCustomerBody>;
 
 export const UpdateCustomerBody = Type.Object(
   {
-    first_name: Type.Optional(Type.String({ description: NAME_RULE })),
-    last_name: Type.Optional(Type.String({ description: NAME_RULE })),
-    email: Type.Optional(nullable(Type.String({ description: 'Unique across customers; null or "" removes it' }))),
-    phone: Type.Optional(nullable(Type.String({ description: 'Same rules as on create; null or "" removes it' }))),
+    first_name: Type.Optional(Type.String({ description: NAME_RULE, ...NAME_RULES })),
+    last_name: Type.Optional(Type.String({ description: NAME_RULE, ...NAME_RULES })),
+    email: Type.Optional(nullable(Type.String({ description: 'Unique across customers; null or "" removes it', ...EMAIL_RULES }))),
+    phone: Type.Optional(nullable(Type.String({ description: 'Same rules as on create; null or "" removes it', ...PHONE_RULES }))),
     status: Type.Optional(Type.Enum(UPDATE_STATUSES)),
     is_guest: Type.Optional(Type.Boolean()),
-    date_of_birth: Type.Optional(nullable(Type.String({ description: 'YYYY-MM-DD, not in the future' }))),
+    date_of_birth: Type.Optional(nullable(Type.String({ description: 'YYYY-MM-DD, not in the future', ...DATE_RULES }))),
     gender: Type.Optional(nullableEnum(GENDERS)),
-    address: Type.Optional(nullable(Type.String({ description: 'At most 255 characters' }))),
-    city: Type.Optional(nullable(Type.String({ description: 'At most 100 characters' }))),
-    state: Type.Optional(nullable(Type.String({ description: 'At most 100 characters' }))),
-    zipcode: Type.Optional(nullable(Type.String({ description: 'At most 20 characters' }))),
-    country: Type.Optional(nullable(Type.String({ description: 'ISO 3166-1 alpha-2 code (any case; stored upper case)' }))),
-    notes: Type.Optional(nullable(Type.String({ description: 'Internal; at most 1000 characters' }))),
+    address: Type.Optional(nullable(Type.String({ description: 'At most 255 characters', ...textRules(255) }))),
+    city: Type.Optional(nullable(Type.String({ description: 'At most 100 characters', ...textRules(100) }))),
+    state: Type.Optional(nullable(Type.String({ description: 'At most 100 characters', ...textRules(100) }))),
+    zipcode: Type.Optional(nullable(Type.String({ description: 'At most 20 characters', ...textRules(20) }))),
+    country: Type.Optional(nullable(Type.String({ description: 'ISO 3166-1 alpha-2 code (any case; stored upper case); null or "" removes it', ...checkedInCode({ pattern: '^([A-Za-z]{2})?$' }) }))),
+    notes: Type.Optional(nullable(Type.String({ description: 'Internal; at most 1000 characters', ...textRules(1000) }))),
     avatar_image_id: Type.Optional(nullable(Id())),
     custom_fields: Type.Optional(
       Type.Record(Type.String(), Type.Unknown(), {
@@ -163,7 +168,7 @@ export const CustomerStats = Type.Object({
   next_booking_date: Type.Union([Type.String(), Type.Null()], {
     description: 'Earliest start date from today on, cancelled bookings excluded',
   }),
-});
+}, { title: 'CustomerStats' });
 
 export const CustomerBooking = Type.Object({
   id: Type.Integer(),
@@ -174,7 +179,7 @@ export const CustomerBooking = Type.Object({
   end_time: Type.String(),
   service_id: Type.Integer(),
   agent_id: Type.Integer(),
-});
+}, { title: 'CustomerBooking' });
 
 const CustomerFields = {
   id: Type.Integer(),
@@ -210,7 +215,7 @@ export const CustomerListItem = Type.Object({
   avatar_url: Type.Optional(AvatarUrl),
   stats: Type.Optional(CustomerStats),
   bookings: Type.Optional(Bookings),
-});
+}, { title: 'CustomerListItem' });
 
 const CustomerDetailFields = {
   ...CustomerFields,
@@ -222,7 +227,7 @@ export const CustomerDetail = Type.Object({
   ...CustomerDetailFields,
   stats: Type.Optional(CustomerStats),
   bookings: Type.Optional(Bookings),
-});
+}, { title: 'Customer' });
 
 export const CustomerListResponse = Type.Object({
   status: Type.Literal('success'),
@@ -250,7 +255,7 @@ export const CustomerCreatedResponse = Type.Object({
     welcome_email_sent: Type.Boolean({
       description: 'True when a welcome mail was queued (the customer has an email); delivery follows in the background',
     }),
-  }),
+    }, { title: 'CreatedCustomer' }),
 });
 
 export const CustomerUpdatedResponse = Type.Object({
@@ -264,7 +269,7 @@ export const CustomerUpdatedResponse = Type.Object({
     phone: NullableString,
     status: Type.String(),
     updated_at: LocalDateTime,
-  }),
+    }, { title: 'UpdatedCustomer' }),
 });
 
 export const CustomerDeletedResponse = Type.Object({

@@ -20,6 +20,7 @@ export default async function locationRoutes(app: App): Promise<void> {
     {
       config: { permission: 'locations:read' },
       schema: {
+        operationId: 'listLocations',
         summary: 'Lists locations by order_number, then id',
         tags,
         querystring: LocationListQuery,
@@ -48,7 +49,7 @@ export default async function locationRoutes(app: App): Promise<void> {
     '/locations/:id',
     {
       config: { permission: 'locations:read' },
-      schema: { summary: 'One location', tags, params: IdParams, response: { 200: LocationResponse, ...errorResponses([400, 404, ...AUTH_ERRORS]) } },
+      schema: { operationId: 'getLocation', summary: 'One location', tags, params: IdParams, response: { 200: LocationResponse, ...errorResponses([400, 404, ...AUTH_ERRORS]) } },
     },
     async (request) => ({ success: true as const, data: await service.getLocation(app.db, request.site, request.params.id) }),
   );
@@ -58,6 +59,7 @@ export default async function locationRoutes(app: App): Promise<void> {
     {
       config: { permission: 'locations:write' },
       schema: {
+        operationId: 'createLocation',
         summary: 'Creates a location',
         tags,
         body: CreateLocationBody,
@@ -75,6 +77,7 @@ export default async function locationRoutes(app: App): Promise<void> {
     {
       config: { permission: 'locations:write' },
       schema: {
+        operationId: 'updateLocation',
         summary: 'Updates a location; only the fields sent change',
         tags,
         params: IdParams,
@@ -94,6 +97,7 @@ export default async function locationRoutes(app: App): Promise<void> {
     {
       config: { permission: 'locations:write' },
       schema: {
+        operationId: 'deleteLocation',
         summary: 'Deletes a location without upcoming bookings',
         description: 'Answers 409 location_has_bookings while upcoming bookings that are not cancelled need it. Past and cancelled bookings keep it as their history: it is then retired (hidden and unbookable), not removed. ' +
           'Its agent connections are removed with it.',
@@ -109,6 +113,6 @@ export default async function locationRoutes(app: App): Promise<void> {
   );
 
   await app.register(
-    categoryRoutes({ table: 'location_categories', path: '/location-categories', what: 'Location category', read: 'locations:read', write: 'locations:write' }),
+    categoryRoutes({ table: 'location_categories', path: '/location-categories', what: 'Location category', operationNoun: ['LocationCategory', 'LocationCategories'], read: 'locations:read', write: 'locations:write' }),
   );
 }

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { DeletedData, envelopeB, listEnvelopeB } from '../../core/envelope.js';
 import { pageParams } from '../../core/pagination.js';
-import { Id, Int32, PartialText } from '../../http/schemas.js';
+import { checkedInCode, Id, Int32, PartialText } from '../../http/schemas.js';
 
 export const LOCATION_STATUSES = ['active', 'inactive'] as const;
 const Status = Type.Enum(LOCATION_STATUSES);
@@ -17,7 +17,7 @@ export const Location = Type.Object({
   selection_image_id: Type.Integer(),
   created_at: Stamp,
   updated_at: Stamp,
-});
+}, { title: 'Location' });
 
 export const LocationPagination = Type.Object({
   page: Type.Integer(),
@@ -37,8 +37,8 @@ export const LocationListQuery = Type.Object({
 });
 
 const fields = {
-  name: Type.String({ description: '1 to 200 characters' }),
-  full_address: Type.String({ description: 'at most 500 characters; default empty' }),
+  name: Type.String({ description: '1 to 200 characters', ...checkedInCode({ minLength: 1, maxLength: 200 }) }),
+  full_address: Type.String({ description: 'at most 500 characters; default empty', ...checkedInCode({ maxLength: 500 }) }),
   status: Status,
   category_id: Type.Union([Id(), Type.Null()], { description: 'a location category, or null' }),
   order_number: Int32({ description: 'display order; default 0' }),

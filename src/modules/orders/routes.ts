@@ -12,6 +12,7 @@ export default async function orderRoutes(app: App): Promise<void> {
     {
       config: { permission: 'orders:read' },
       schema: {
+        operationId: 'listOrders',
         summary: 'List orders, newest first unless sorted otherwise',
         tags,
         querystring: OrderListQuery,
@@ -26,6 +27,7 @@ export default async function orderRoutes(app: App): Promise<void> {
     {
       config: { permission: 'orders:read' },
       schema: {
+        operationId: 'getOrder',
         summary: 'Read an order with its items (no envelope)',
         tags,
         params: OrderIdParams,
@@ -40,6 +42,7 @@ export default async function orderRoutes(app: App): Promise<void> {
     {
       config: { permission: 'orders:write' },
       schema: {
+        operationId: 'updateOrder',
         summary: 'Update an order; customer_id transfers it and its bookings, coupon_code applies a coupon',
         description:
           'subtotal is the sum of the live items (a given one must match); total is subtotal − discount_total − coupon_discount + tax_total ' +
@@ -59,6 +62,7 @@ export default async function orderRoutes(app: App): Promise<void> {
     {
       config: { permission: 'orders:read' },
       schema: {
+        operationId: 'listOrderInvoices',
         summary: "List an order's invoices",
         tags,
         params: OrderRefParams,
@@ -74,6 +78,7 @@ export default async function orderRoutes(app: App): Promise<void> {
     {
       config: { permission: 'orders:read' },
       schema: {
+        operationId: 'getOrderInvoice',
         summary: 'Read an invoice',
         tags,
         params: InvoiceParams,
@@ -88,6 +93,7 @@ export default async function orderRoutes(app: App): Promise<void> {
     {
       config: { permission: 'orders:write' },
       schema: {
+        operationId: 'updateOrderInvoice',
         summary: 'Update an invoice; status paid records one capture of what it lacks, at most the balance due',
         description: 'A paid invoice cannot go back; charge_amount may not exceed the order balance (docs/money.md).',
         tags,
@@ -108,6 +114,7 @@ export default async function orderRoutes(app: App): Promise<void> {
     {
       config: { permission: 'orders:read' },
       schema: {
+        operationId: 'listOrderTransactions',
         summary: "List an order's payment transactions, oldest first",
         tags,
         params: OrderRefParams,
@@ -123,6 +130,7 @@ export default async function orderRoutes(app: App): Promise<void> {
     {
       config: { permission: 'orders:read' },
       schema: {
+        operationId: 'getOrderTransaction',
         summary: 'Read a payment transaction of an order',
         tags,
         params: TransactionParams,

@@ -30,7 +30,7 @@ export const OrderSummary = Type.Object({
   customer_id: Type.Integer(),
   created_at: SiteDateTime,
   updated_at: SiteDateTime,
-});
+}, { title: 'OrderListItem' });
 
 export const OrderItem = Type.Object({
   id: Type.Integer(),
@@ -41,7 +41,7 @@ export const OrderItem = Type.Object({
   quantity: Type.Integer(),
   subtotal: Money,
   total: Money,
-});
+}, { title: 'OrderItem' });
 
 export const Order = Type.Object({
   id: Type.Integer(),
@@ -67,7 +67,7 @@ export const Order = Type.Object({
   created_at: SiteDateTime,
   updated_at: SiteDateTime,
   items: Type.Array(OrderItem),
-});
+}, { title: 'Order' });
 export type OrderView = Static<typeof Order>;
 
 export const OrderListQuery = Type.Object({
@@ -123,7 +123,7 @@ export const Invoice = Type.Object({
   due_at: Type.Union([Type.Null(), SiteDateTime]),
   created_at: SiteDateTime,
   updated_at: SiteDateTime,
-});
+}, { title: 'Invoice' });
 export type InvoiceView = Static<typeof Invoice>;
 
 export const InvoiceUpdateBody = Type.Object(
@@ -154,7 +154,7 @@ export const Transaction = Type.Object({
   receipt_number: NullableString,
   created_at: SiteDateTime,
   updated_at: SiteDateTime,
-});
+}, { title: 'Payment' });
 export type TransactionView = Static<typeof Transaction>;
 
 export const SubListQuery = Type.Object({ ...pageParams(10) });

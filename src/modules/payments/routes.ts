@@ -51,6 +51,7 @@ export default async function paymentRoutes(app: App): Promise<void> {
       config: config('payments:write'),
       attachValidation: true,
       schema: {
+        operationId: 'createPayment',
         summary: 'Record a capture or refund of an order, within the balance due or the net paid (docs/money.md)',
         tags,
         body: PaymentCreateBody,
@@ -72,6 +73,7 @@ export default async function paymentRoutes(app: App): Promise<void> {
       config: config('payments:read'),
       attachValidation: true,
       schema: {
+        operationId: 'listPayments',
         summary: 'List payments, newest first',
         tags,
         querystring: PaymentListQuery,
@@ -90,6 +92,7 @@ export default async function paymentRoutes(app: App): Promise<void> {
       config: config('payments:read'),
       attachValidation: true,
       schema: {
+        operationId: 'getPayment',
         summary: 'Read a payment',
         tags,
         params: PaymentIdParams,
@@ -108,6 +111,7 @@ export default async function paymentRoutes(app: App): Promise<void> {
       config: config('payments:write'),
       attachValidation: true,
       schema: {
+        operationId: 'updatePayment',
         summary: 'Update a payment; a succeeded one keeps its amount and kind and may only fail (docs/money.md)',
         tags,
         params: PaymentIdParams,

@@ -14,7 +14,7 @@ export default async function scheduleRoutes(app: App): Promise<void> {
     '/schedule',
     {
       config: { permission: 'settings:read' },
-      schema: { summary: "The site's weekly hours and date exceptions", tags, response: { 200: SiteScheduleResponse, ...errorResponses(AUTH_ERRORS) } },
+      schema: { operationId: 'getSiteSchedule', summary: "The site's weekly hours and date exceptions", tags, response: { 200: SiteScheduleResponse, ...errorResponses(AUTH_ERRORS) } },
     },
     async () => ({ success: true as const, data: await readSiteSchedule(app.db) }),
   );
@@ -24,6 +24,7 @@ export default async function scheduleRoutes(app: App): Promise<void> {
     {
       config: { permission: 'settings:write' },
       schema: {
+        operationId: 'replaceSiteSchedule',
         summary: "Replaces the site's weekly hours and date exceptions",
         description: 'Agents without hours of their own work these. Times are HH:MM; periods of one day must not overlap.',
         tags,
@@ -48,6 +49,7 @@ export default async function scheduleRoutes(app: App): Promise<void> {
     {
       config: { permission: 'settings:read' },
       schema: {
+        operationId: 'getAgentSchedule',
         summary: "An agent's working hours",
         description: "The agent's own hours and exceptions, or the site schedule when the agent has none (uses_site_schedule).",
         tags,
@@ -67,6 +69,7 @@ export default async function scheduleRoutes(app: App): Promise<void> {
     {
       config: { permission: 'settings:write' },
       schema: {
+        operationId: 'replaceAgentSchedule',
         summary: "Sets an agent's own weekly hours and exceptions (replacing the site's for this agent)",
         tags,
         params: IdParams,
@@ -86,6 +89,7 @@ export default async function scheduleRoutes(app: App): Promise<void> {
     {
       config: { permission: 'settings:write' },
       schema: {
+        operationId: 'deleteAgentSchedule',
         summary: "Removes an agent's own hours: the agent works the site schedule again",
         tags,
         params: IdParams,

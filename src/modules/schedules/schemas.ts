@@ -1,12 +1,14 @@
 import { Type } from 'typebox';
+import { checkedInCode } from '../../http/schemas.js';
+import { PERIOD_END, PERIOD_START } from './model.js';
 import { envelopeB } from '../../core/envelope.js';
 
 export const PeriodSchema = Type.Object(
   {
-    start: Type.String({ description: 'HH:MM, 00:00 to 23:59' }),
-    end: Type.String({ description: 'HH:MM, after start; 24:00 for midnight at the end of the day' }),
+    start: Type.String({ description: 'HH:MM, 00:00 to 23:59', ...checkedInCode({ pattern: PERIOD_START.source }) }),
+    end: Type.String({ description: 'HH:MM, after start; 24:00 for midnight at the end of the day', ...checkedInCode({ pattern: PERIOD_END.source }) }),
   },
-  { additionalProperties: false },
+  { title: 'Period', additionalProperties: false },
 );
 
 /** What a client sends: weekday names are checked in code so that a wrong one is named in `details`. */
@@ -24,10 +26,10 @@ export const WeeklySchema = Type.Object({
   friday: Day,
   saturday: Day,
   sunday: Day,
-});
+}, { title: 'WeeklyHours' });
 
 const ExceptionInput = Type.Object({
-  date: Type.String({ description: 'YYYY-MM-DD' }),
+  date: Type.String({ description: 'YYYY-MM-DD', ...checkedInCode({ format: 'date' }) }),
   periods: Type.Optional(Type.Array(PeriodSchema, { maxItems: 48, description: 'Replaces the weekday\'s periods; empty or absent: a day off' })),
 });
 
@@ -39,7 +41,7 @@ export const ScheduleBody = Type.Object({
 const ScheduleData = Type.Object({
   weekly: WeeklySchema,
   exceptions: Type.Array(Type.Object({ date: Type.String(), periods: Type.Array(PeriodSchema) })),
-});
+}, { title: 'Schedule' });
 
 export const SiteScheduleResponse = envelopeB(ScheduleData);
 

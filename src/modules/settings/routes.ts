@@ -3,7 +3,8 @@ import type { App } from '../../core/app.js';
 import { envelopeB } from '../../core/envelope.js';
 import { FieldErrors } from '../../core/field-errors.js';
 import { AppError } from '../../core/errors.js';
-import { AUTH_ERRORS, errorResponses } from '../../http/schemas.js';
+import { AUTH_ERRORS, checkedInCode, errorResponses } from '../../http/schemas.js';
+import { MAX_ADVANCE_DAYS } from '../../core/limits.js';
 import { changeSettings, getSettings, parseSetting, SETTING_KEYS, type SiteSettings } from './service.js';
 
 const SettingsData = Type.Object({
@@ -14,17 +15,17 @@ const SettingsData = Type.Object({
   reschedule_cutoff_minutes: Type.Integer({ description: 'Until how long before its start a customer may reschedule through the manage link (0 to 525600; API keys are not bound)' }),
   max_advance_days: Type.Integer({ description: 'How many days ahead of now a booking may start, at most (1 to 3660000, which lifts the limit; default 365); a service may set its own' }),
   currency: Type.String({ description: 'ISO 4217 code of every amount (orders, invoices, payments, mails)', examples: ['EUR'] }),
-});
+}, { title: 'Settings' });
 
 const SettingsBody = Type.Object(
   {
-    timezone: Type.Optional(Type.String()),
-    slot_interval_minutes: Type.Optional(Type.Integer()),
-    min_lead_minutes: Type.Optional(Type.Integer()),
-    cancel_cutoff_minutes: Type.Optional(Type.Integer()),
-    reschedule_cutoff_minutes: Type.Optional(Type.Integer()),
-    max_advance_days: Type.Optional(Type.Integer()),
-    currency: Type.Optional(Type.String()),
+    timezone: Type.Optional(Type.String({ description: 'IANA zone name, e.g. Europe/Berlin', ...checkedInCode({ minLength: 1 }) })),
+    slot_interval_minutes: Type.Optional(Type.Integer(checkedInCode({ minimum: 5, maximum: 720 }))),
+    min_lead_minutes: Type.Optional(Type.Integer(checkedInCode({ minimum: 0, maximum: 525600 }))),
+    cancel_cutoff_minutes: Type.Optional(Type.Integer(checkedInCode({ minimum: 0, maximum: 525600 }))),
+    reschedule_cutoff_minutes: Type.Optional(Type.Integer(checkedInCode({ minimum: 0, maximum: 525600 }))),
+    max_advance_days: Type.Optional(Type.Integer(checkedInCode({ minimum: 1, maximum: MAX_ADVANCE_DAYS }))),
+    currency: Type.Optional(Type.String({ description: 'ISO 4217 code, any case', ...checkedInCode({ pattern: '^[A-Za-z]{3}$' }) })),
   },
   { additionalProperties: false },
 );
@@ -36,7 +37,7 @@ export default async function settingsRoutes(app: App): Promise<void> {
     '/settings',
     {
       config: { permission: 'settings:read' },
-      schema: { summary: 'Site settings', tags: ['settings'], response: { 200: SettingsResponse, ...errorResponses(AUTH_ERRORS) } },
+      schema: { operationId: 'getSettings', summary: 'Site settings', tags: ['settings'], response: { 200: SettingsResponse, ...errorResponses(AUTH_ERRORS) } },
     },
     async () => ({ success: true as const, data: await getSettings(app.db) }),
   );
@@ -46,6 +47,7 @@ export default async function settingsRoutes(app: App): Promise<void> {
     {
       config: { permission: 'settings:write' },
       schema: {
+        operationId: 'updateSettings',
         summary: 'Changes site settings; only the fields sent change',
         tags: ['settings'],
         body: SettingsBody,

@@ -17,7 +17,7 @@ export default async function statusRoutes(app: App): Promise<void> {
     '/status',
     {
       config: { permission: 'any' },
-      schema: { summary: 'Site timezone and current time', tags: ['status'], response: { 200: StatusResponse, ...errorResponses(AUTH_ERRORS) } },
+      schema: { operationId: 'getStatus', summary: 'Site timezone and current time', tags: ['status'], response: { 200: StatusResponse, ...errorResponses(AUTH_ERRORS) } },
     },
     async (request) => {
       const { timezone } = await request.site();

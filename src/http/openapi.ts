@@ -4,6 +4,7 @@ import type { SwaggerOptions } from '@fastify/swagger';
 import type { TSchema } from 'typebox';
 import type { Config } from '../config.js';
 import { API_ROOT } from './route-config.js';
+import { closedSchema } from './strict-input.js';
 import { errorResponses, RULES_CHECKED_IN_CODE } from './schemas.js';
 
 declare module 'fastify' {
@@ -175,11 +176,13 @@ export function openApiOptions(config: Config): SwaggerOptions {
       const takesBody = methods.includes('POST') || methods.includes('PUT');
       const style = route.config?.errorStyle ?? 1;
       const { documentedBody, ...routeSchema } = withRulesCheckedInCode(schema ?? {}) as NonNullable<typeof schema>;
+      const body = documentedBody ?? routeSchema.body;
       return {
         url,
         schema: {
           ...routeSchema,
-          ...(documentedBody === undefined ? {} : { body: documentedBody }),
+          // Closed as the validator closes it: generated clients know a field the operation does not define is refused.
+          ...(body === undefined ? {} : { body: closedSchema(body) }),
           description: schema?.description ? `${schema.description}\n\n${needs}` : needs,
           security: [{ apiKey: [] }, { bearer: [] }],
           ...(takesBody

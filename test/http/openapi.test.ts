@@ -87,6 +87,16 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
     expect(element.properties.customer.properties.email).toMatchObject({ format: 'email', maxLength: 100 });
   });
 
+  it('shows request bodies closed to fields they do not define, nested objects and bulk elements too; maps stay open', async () => {
+    const document = await load();
+    const customer = jsonSchema(document.paths[`${API}/customers`].post.requestBody);
+    expect(customer.additionalProperties).toBe(false);
+    const element = jsonSchema(document.paths[`${API}/bookings/bulk`].post.requestBody).properties.bookings.items;
+    expect(element.additionalProperties).toBe(false);
+    expect(element.properties.customer.additionalProperties).toBe(false);
+    expect(element.properties.meta.additionalProperties).not.toBe(false);
+  });
+
   it('declares 413 on every body, 429 with Retry-After, and the headers of every answer', async () => {
     const document = await load();
     for (const [method, path, operation] of operations(document)) {

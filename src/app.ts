@@ -10,7 +10,7 @@ import type { Config, TrustProxy } from './config.js';
 import { openDatabase, type DatabaseHandle, type Db } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { registerAuth } from './http/auth.js';
-import { clientError, frameworkError, registerErrorHandler } from './http/error-handler.js';
+import { clientError, frameworkError, registerErrorHandler, UNAVAILABLE_RETRY_AFTER_S } from './http/error-handler.js';
 import { registerJsonBodies } from './http/json-body.js';
 import { registerStrictInput } from './http/strict-input.js';
 import { registerIdempotency } from './http/idempotency.js';
@@ -223,7 +223,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       await sql`select 1`.execute(database.db);
       return { status: 'ready' };
     } catch {
-      return reply.status(503).send({ status: 'unavailable' });
+      return reply.status(503).header('retry-after', String(UNAVAILABLE_RETRY_AFTER_S)).send({ status: 'unavailable' });
     }
   });
   app.get(`${API_ROOT}/openapi.json`, { config: { permission: 'public' }, schema: { hide: true } }, async () => app.swagger());

@@ -176,6 +176,9 @@ function drainAfterAnswer(request: FastifyRequest, reply: FastifyReply): void {
   });
 }
 
+/** Seconds a client is told to wait after a 503. */
+export const UNAVAILABLE_RETRY_AFTER_S = 2;
+
 /** The single place where errors become HTTP answers. Nothing internal ever reaches the client. */
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
@@ -188,6 +191,8 @@ export function registerErrorHandler(app: FastifyInstance): void {
       request.log.error({ err: error }, 'unexpected error');
       appError = new AppError('server_error', style === 2 ? 'Failed to process the payment request' : 'Internal server error');
     }
+    // An outage is short (a restart, a failover): a client told when to come back does not hammer it.
+    if (appError.statusCode === 503) void reply.header('retry-after', String(UNAVAILABLE_RETRY_AFTER_S));
     sendError(reply, appError, style);
   });
 

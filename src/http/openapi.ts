@@ -87,7 +87,7 @@ function responseHeaders(status: string, method: string): Json {
     'X-RateLimit-Limit': header('RateLimitLimit', checkedKey),
     'X-RateLimit-Remaining': header('RateLimitRemaining', checkedKey),
     'X-RateLimit-Reset': header('RateLimitReset', checkedKey),
-    ...(code === 429 || code === 503 ? { 'Retry-After': header('RetryAfter', code === 429) } : {}),
+    ...(code === 429 || code === 503 ? { 'Retry-After': header('RetryAfter', true) } : {}),
     ...(replayable ? { 'Idempotent-Replayed': header('IdempotentReplayed', false) } : {}),
   };
 }

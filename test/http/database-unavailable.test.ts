@@ -67,7 +67,10 @@ describe('PostgreSQL outage', () => {
     const during = await status();
     expect(during.statusCode).toBe(503);
     expect(during.json()).toEqual({ status: 'error', error: { code: 'service_not_available', message: expect.any(String) } });
-    expect((await app.inject({ url: '/readyz' })).statusCode).toBe(503);
+    expect(during.headers['retry-after']).toBe('2');
+    const ready = await app.inject({ url: '/readyz' });
+    expect(ready.statusCode).toBe(503);
+    expect(ready.headers['retry-after']).toBe('2');
     expect((await app.inject({ url: '/healthz' })).statusCode).toBe(200);
 
     await outage.up();
@@ -113,6 +116,7 @@ describe('PostgreSQL refusing connections to the database', () => {
         const during = await get('/status');
         expect(during.statusCode, during.body).toBe(503);
         expect(during.json().error.code).toBe('service_not_available');
+        expect(during.headers['retry-after']).toBe('2');
       }
       const payments = await get('/payments');
       expect(payments.statusCode, payments.body).toBe(503);

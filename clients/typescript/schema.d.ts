@@ -9425,8 +9425,11 @@ export interface components {
             /** @enum {boolean} */
             success: false;
             error: string;
-            /** @enum {string} */
-            code?: "rate_limit_exceeded";
+            /** @description Present when the error carries more than its text (retry_after, details) */
+            code?: string;
+            details?: {
+                [key: string]: unknown;
+            };
             /** @description Seconds until the rate limit lets the key in again (429 only) */
             retry_after?: number;
         };

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { buildApp } from '../src/app.js';
 import type { App } from '../src/core/app.js';
 import { runCli } from '../src/cli.js';
@@ -8,6 +8,7 @@ import { createKey, type NewKeyInput } from '../src/modules/api-keys/service.js'
 import { setSettings } from '../src/modules/settings/service.js';
 import { MAX_ADVANCE_DAYS } from '../src/core/limits.js';
 import { createTestDatabase, type TestDatabase } from './databases.js';
+import { enforceResponseContract, takeUnclaimedFailures } from './response-contract.js';
 
 export { createTestDatabase, type TestDatabase } from './databases.js';
 
@@ -45,6 +46,8 @@ export async function buildTestApp(databaseUrl: string, env: TestEnv = {}, optio
   // Tests deliver mail explicitly (app.mailSender.runOnce()), so outbox rows stay as written until then.
   const app = await buildApp(testConfig(databaseUrl, env), { logger: false, mailPollMs: false, now: options.now });
   options.beforeReady?.(app);
+  // No drift: every answer a test receives must be one the app's own OpenAPI document declares.
+  enforceResponseContract(app);
   await app.ready();
   // Test data lies years ahead (2030, the year 9999): the booking window's far edge is lifted
   // (the default is 365 days); tests of the window set it themselves.
@@ -68,6 +71,11 @@ export function useTestApp(dialect: Dialect, env: TestEnv = {}, options: TestApp
       databaseUrl: database.url,
       key: async (input: Partial<NewKeyInput> = {}) => (await createKey(app.db, { name: 'test', ...input })).key,
     });
+  });
+  afterEach(() => {
+    // Answers to requests a test made over the network rather than by inject.
+    const failures = context.app === undefined ? [] : takeUnclaimedFailures(context.app);
+    if (failures.length > 0) throw new Error(failures.join('\n'));
   });
   afterAll(async () => {
     await context.app?.close();

@@ -16,7 +16,13 @@ const ErrorStyle1 = Type.Object(
   { $id: 'ErrorStyle1', description: 'Error, style 1' },
 );
 const ErrorStyle2 = Type.Object(
-  { success: Type.Literal(false), error: Type.String(), code: Type.Optional(Type.Literal('rate_limit_exceeded')), retry_after: RetryAfter },
+  {
+    success: Type.Literal(false),
+    error: Type.String(),
+    code: Type.Optional(Type.String({ description: 'Present when the error carries more than its text (retry_after, details)' })),
+    details: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    retry_after: RetryAfter,
+  },
   { $id: 'ErrorStyle2', description: 'Error, style 2 (payments)' },
 );
 const ErrorStyle3 = Type.Object(

@@ -1581,6 +1581,23 @@ export interface operations {
                     };
                 };
             };
+            /** @description Bad Request: Error, style 1 */
+            400: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
             /** @description Unauthorized: Error, style 1 */
             401: {
                 headers: {
@@ -6166,6 +6183,23 @@ export interface operations {
                     };
                 };
             };
+            /** @description Bad Request: Error, style 1 */
+            400: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
             /** @description Unauthorized: Error, style 1 */
             401: {
                 headers: {
@@ -7081,6 +7115,23 @@ export interface operations {
                         message?: string;
                         data: components["schemas"]["Settings"];
                     };
+                };
+            };
+            /** @description Bad Request: Error, style 1 */
+            400: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
                 };
             };
             /** @description Unauthorized: Error, style 1 */

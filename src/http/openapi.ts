@@ -185,14 +185,11 @@ export function openApiOptions(config: Config): SwaggerOptions {
           ...(body === undefined ? {} : { body: closedSchema(body) }),
           description: schema?.description ? `${schema.description}\n\n${needs}` : needs,
           security: [{ apiKey: [] }, { bearer: [] }],
-          ...(takesBody
-            ? {
-                headers: { ...IDEMPOTENCY_HEADER_SCHEMA, ...(routeSchema.headers as object | undefined) },
-                // The answers of Idempotency-Key: a request in progress or lost (409), a key reused (422);
-                // and a body over 1 MiB (413).
-                response: { ...errorResponses([409, 413, 422], style), ...(routeSchema.response as object | undefined) },
-              }
-            : {}),
+          ...(takesBody ? { headers: { ...IDEMPOTENCY_HEADER_SCHEMA, ...(routeSchema.headers as object | undefined) } } : {}),
+          // Every operation refuses a query parameter (or body field) it does not define (400); one
+          // that takes a body also has the answers of Idempotency-Key, a request in progress or
+          // lost (409) and a key reused (422), and a body over 1 MiB (413).
+          response: { ...errorResponses(takesBody ? [400, 409, 413, 422] : [400], style), ...(routeSchema.response as object | undefined) },
         },
       };
     },

@@ -97,12 +97,14 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
     expect(element.properties.meta.additionalProperties).not.toBe(false);
   });
 
-  it('declares 413 on every body, 429 with Retry-After, and the headers of every answer', async () => {
+  it('declares 400 on every operation (an undefined parameter is refused), 413 on every body, 429 and 503 with Retry-After, and the headers of every answer', async () => {
     const document = await load();
     for (const [method, path, operation] of operations(document)) {
       const where = `${method} ${path}`;
       const responses: Record<string, Json> = operation.responses;
+      expect(responses['400'], where).toBeDefined();
       if (method === 'post' || method === 'put') expect(responses['413'], where).toBeDefined();
+      expect(responses['503']?.headers['Retry-After'], where).toMatchObject({ required: true });
       expect(responses['429']?.headers['Retry-After'], where).toMatchObject({ required: true, schema: { type: 'integer' } });
       for (const [status, response] of Object.entries(responses)) {
         const headers = response.headers;

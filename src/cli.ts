@@ -5,6 +5,7 @@ import { parseCommandLine } from './cli/parse.js';
 import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { AppError } from './core/errors.js';
+import { nearestName } from './lib/text.js';
 import { adminPasswordSet } from './modules/admin/index.js';
 import { keysCreate, keysList, keysRevoke } from './modules/api-keys/index.js';
 import { audit } from './modules/audit/index.js';
@@ -83,7 +84,8 @@ export async function runCli(argv: readonly string[], io: CliIo, env: Record<str
   }
   const found = findCommand(argv);
   if (found.kind === 'unknown') {
-    io.stderr.write(`unknown command: ${found.name}\n\n${overview()}`);
+    const near = nearestName(found.name, [...new Set(Object.keys(COMMANDS).map((name) => name.split(' ')[0] ?? name))]);
+    io.stderr.write(`unknown command: ${found.name}${near === undefined ? '' : `; did you mean ${near}?`}\n\n${overview()}`);
     return 2;
   }
   if (found.kind === 'group') {

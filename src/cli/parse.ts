@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { nearestName } from '../lib/text.js';
 import { UsageError, type Command, type CommandOptions, type OptionValues } from './command.js';
 
 interface ParseArgsOption {
@@ -31,7 +32,10 @@ export function parseCommandLine<O extends CommandOptions>(command: Command<O>, 
   // parseArgs' own message for an unknown option runs to three lines of advice on positionals.
   const { tokens } = parseArgs({ args: [...args], options, strict: false, allowPositionals: true, tokens: true });
   const unknown = tokens.find((token) => token.kind === 'option' && !Object.hasOwn(options, token.name));
-  if (unknown?.kind === 'option') throw new UsageError(`unknown option: ${unknown.rawName}`);
+  if (unknown?.kind === 'option') {
+    const near = nearestName(unknown.name, Object.keys(options));
+    throw new UsageError(`unknown option: ${unknown.rawName}${near === undefined ? '' : `; did you mean --${near}?`}`);
+  }
 
   const parsed = strictParse(args, options);
 

@@ -1,6 +1,6 @@
-import { distance } from 'fastest-levenshtein';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError, type ErrorDetails } from '../core/errors.js';
+import { nearestName } from '../lib/text.js';
 import { API_ROOT } from './route-config.js';
 
 type Schema = Record<string | symbol, unknown>;
@@ -27,20 +27,6 @@ export function closedSchema(schema: unknown): unknown {
 
 /** The request parts whose schemas are closed: what a client sends to the API, not what it is sent. */
 export const closesPart = (httpPart: string, url: string): boolean => (httpPart === 'body' || httpPart === 'querystring') && url.startsWith(API_ROOT);
-
-/**
- * The known name an unknown one was most likely meant to be: within two edits (a swapped pair of
- * letters is two) and at most half its letters, ignoring case; none when nothing is that near.
- */
-export function nearestName(name: string, known: readonly string[]): string | undefined {
-  const wanted = name.toLowerCase();
-  let best: { name: string; edits: number } | undefined;
-  for (const candidate of known) {
-    const edits = distance(wanted, candidate.toLowerCase());
-    if (edits <= 2 && edits * 2 <= Math.max(wanted.length, candidate.length) && (best === undefined || edits < best.edits)) best = { name: candidate, edits };
-  }
-  return best?.name;
-}
 
 export function unknownFieldMessage(name: string, known: readonly string[]): string {
   const near = nearestName(name, known);

@@ -60,6 +60,7 @@ describe('npx booking, not understood (exit 2, nothing opened)', () => {
     expect(res).toMatchObject({ code: 2, stdout: '' });
     expect(res.stderr).toMatch(/^unknown command: foo\n/);
     expect(res.stderr).toContain('  booking keys create');
+    expect((await booking('kyes', 'list')).stderr).toMatch(/^unknown command: kyes; did you mean keys\?\n/);
   });
 
   it('names an unknown or missing subcommand and lists the group', async () => {
@@ -73,7 +74,7 @@ describe('npx booking, not understood (exit 2, nothing opened)', () => {
   });
 
   it.each([
-    ['keys list', ['--jsn'], 'unknown option: --jsn'],
+    ['keys list', ['--jsn'], 'unknown option: --jsn; did you mean --json?'],
     ['audit', ['-x'], 'unknown option: -x'],
     ['keys create', ['--name'], "Option '--name <value>' argument missing"],
     ['keys create', ['--type', 'live'], '--name is required'],

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { nearestName } from '../../src/http/strict-input.js';
 import { insertBooking } from '../fixtures.js';
 import { MONDAY, newSite, requester, type Site } from '../bookings/setup.js';
 import { DIALECTS, useTestApp } from '../helper.js';
@@ -98,19 +97,4 @@ describe.each(DIALECTS)('strict input: fields an operation does not define (%s)'
     const update = await call('PUT', `/bookings/${bookingId}`, { status: 'gone' });
     expect(update.json().error.details.status).toMatch(/^must be one of /);
   });
-});
-
-describe('nearestName: the known field an unknown one was likely meant to be', () => {
-  const known = ['name', 'email', 'first_name', 'last_name', 'status', 'start_time', 'id', 'notes'];
-  it.each([
-    ['emial', 'email'],
-    ['Email', 'email'],
-    ['stauts', 'status'],
-    ['start_tme', 'start_time'],
-    ['firstname', 'first_name'],
-    ['note', 'notes'],
-    ['nmae', 'name'],
-  ])('%s → %s', (name, meant) => expect(nearestName(name, known)).toBe(meant));
-  it.each(['percent_off', 'ip_address', 'x', 'zzz'])('%s → none (nothing is near)', (name) => expect(nearestName(name, known)).toBeUndefined());
-  it('prefers the nearest of several', () => expect(nearestName('stat', ['status', 'state'])).toBe('state'));
 });

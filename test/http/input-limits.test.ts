@@ -183,6 +183,19 @@ describe.each(DIALECTS)('request text within bounds (%s)', (dialect) => {
     expect(Object.keys(JSON.parse(stored.custom_fields) as object)).toHaveLength(100);
   });
 
+  it('agent features: a label over 200 characters, as an array (the schema) or as its JSON text (the code)', async () => {
+    const agent = { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.test' };
+    const features = [{ label: long(201), value: 'EN' }];
+    const asArray = await call('POST', '/agents', { ...agent, features });
+    expect(asArray.statusCode).toBe(400);
+    // The other form (text) is named too: features is an array or its JSON text.
+    expect(asArray.json().error.details).toMatchObject({ 'features.0.label': 'must be at most 200 characters' });
+    const asText = await call('POST', '/agents', { ...agent, features: JSON.stringify(features) });
+    expect(asText.statusCode).toBe(422);
+    expect(asText.json().error.details).toEqual({ features: 'labels must be at most 200 characters and values at most 1000' });
+    expect((await t.db.selectFrom('agents').select('id').where('email', '=', agent.email).execute()).length).toBe(0);
+  });
+
   it('admin forms: a text over the longest password is refused with its field named; shorter ones meet the field\'s own rule', async () => {
     await setAdminPassword(t.db, PASSWORD);
     const login = await postLogin(t.app, long(MAX_FORM_TEXT_LENGTH + 1), '10.0.0.41');

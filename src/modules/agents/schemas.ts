@@ -79,9 +79,10 @@ const ServiceConnection = Type.Object({
 });
 
 /** An agent shows at most MAX_FEATURES features, each a short label and its value. */
-const MAX_FEATURES = 100;
-const FEATURE_LIMITS = { label: TEXT_LIMITS.name, value: 1_000 } as const;
-// Room for the longest list of the longest features with JSON's punctuation (escapes aside).
+export const MAX_FEATURES = 100;
+export const FEATURE_LIMITS = { label: TEXT_LIMITS.name, value: 1_000 } as const;
+// Room for the longest list of the longest features with JSON's punctuation (escapes aside); the
+// route checks each feature of the text as the schema checks the array.
 const MAX_FEATURES_JSON_LENGTH = MAX_FEATURES * (FEATURE_LIMITS.label + FEATURE_LIMITS.value + 30);
 const Feature = Type.Object({ label: Type.String({ maxLength: FEATURE_LIMITS.label }), value: Type.String({ maxLength: FEATURE_LIMITS.value }) });
 

@@ -24,11 +24,8 @@ export const TEXT_LIMITS = {
   email: 254,
   /** A person's, a service's or a place's name, a label. */
   name: 200,
-  phone: 50,
   /** Notes and comments. */
   notes: 5_000,
-  /** Descriptions and other long free text. */
-  description: 10_000,
   /** IANA zone names are at most about 30 characters. */
   timezone: 100,
   /** A comma-separated list of includes, each named once with room for spaces. */

@@ -30,7 +30,7 @@ export const TEXT_LIMITS = {
   timezone: 100,
   /** A comma-separated list of includes, each named once with room for spaces. */
   includeList: 200,
-  /** An amount written as decimal text: ten digits before the point leave room for every allowed amount, with its cents and more. */
+  /** An amount written as decimal text: the largest allowed, 10000000.00, takes 11; more decimals are rounded away. */
   amountText: 32,
 } as const;
 

@@ -114,6 +114,6 @@ export function checkedInCode(rules: FieldRules): TSchemaOptions {
 
 /** The rules of an amount a route reads itself: a number or decimal text, 0 to MAX_AMOUNT, rounded half-up to the cent. */
 export const AMOUNT_NUMBER_RULES = checkedInCode({ minimum: 0, maximum: MAX_AMOUNT });
-export const AMOUNT_TEXT_RULES = checkedInCode({ pattern: '^\\d+(\\.\\d+)?$' });
+const AMOUNT_TEXT_RULES = checkedInCode({ pattern: '^\\d+(\\.\\d+)?$' });
 /** An amount a route reads itself, sent as decimal text; its length is bounded by the schema. */
 export const AmountText = () => Type.String({ maxLength: TEXT_LIMITS.amountText, ...AMOUNT_TEXT_RULES });

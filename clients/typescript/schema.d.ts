@@ -9148,7 +9148,7 @@ export interface operations {
                     zipcode?: string | null;
                     /** @description At most 100 characters */
                     country?: string | null;
-                    /** @description Key-value pairs; values are strings, numbers or booleans */
+                    /** @description Key-value pairs; values are strings, numbers or booleans; at most 100 keys of 1 to 100 characters, text values up to 1000 */
                     custom_fields?: {
                         [key: string]: unknown;
                     };
@@ -9564,7 +9564,7 @@ export interface operations {
                     /** @description Internal; at most 1000 characters */
                     notes?: string | null;
                     avatar_image_id?: number | null;
-                    /** @description Merged into the existing fields; a key set to null or "" is removed */
+                    /** @description Merged into the existing fields; a key set to null or "" is removed; at most 100 keys of 1 to 100 characters, text values up to 1000 */
                     custom_fields?: {
                         [key: string]: unknown;
                     };

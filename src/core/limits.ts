@@ -13,3 +13,27 @@ export const MAX_BUFFER_MINUTES = 240;
  * years, past the last storable instant, which lifts the limit in practice.
  */
 export const MAX_ADVANCE_DAYS = 3_660_000;
+
+/**
+ * Longest text of each kind a request may carry, far above what a real business writes: a field
+ * without a bound let a megabyte of notes reach the database (issue 28). Fields with an older,
+ * tighter rule of their own (customer names, coupon codes, …) keep it.
+ */
+export const TEXT_LIMITS = {
+  /** RFC 5321's longest address path. */
+  email: 254,
+  /** A person's, a service's or a place's name, a label. */
+  name: 200,
+  /** Notes and comments. */
+  notes: 5_000,
+  /** IANA zone names are at most about 30 characters. */
+  timezone: 100,
+  /** A comma-separated list of includes, each named once with room for spaces. */
+  includeList: 200,
+  /** An amount written as decimal text: the largest allowed, 10000000.00, takes 11; more decimals are rounded away. */
+  amountText: 32,
+} as const;
+
+/** Custom fields a customer carries, and the longest text value of one. */
+export const MAX_CUSTOM_FIELDS = 100;
+export const MAX_CUSTOM_FIELD_VALUE_LENGTH = 1_000;

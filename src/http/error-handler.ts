@@ -42,6 +42,10 @@ function messageOf(issue: ValidationIssue): string {
   if (issue.keyword === 'enum' && Array.isArray(issue.params.allowedValues)) return oneOf(issue.params.allowedValues);
   if (issue.keyword === 'pattern') return patternMeaning(issue.params.pattern);
   if (issue.keyword === 'format' && issue.params.format === 'date') return 'must be a date as YYYY-MM-DD';
+  // Ajv says "must NOT have more than 5000 characters"; the limit reads better as a maximum.
+  if (issue.keyword === 'maxLength') return `must be at most ${String(issue.params.limit)} characters`;
+  if (issue.keyword === 'maxItems') return `must have at most ${String(issue.params.limit)} items`;
+  if (issue.keyword === 'maxProperties') return `must have at most ${String(issue.params.limit)} keys`;
   return issue.message ?? 'is invalid';
 }
 

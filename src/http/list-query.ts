@@ -22,13 +22,16 @@ const INSTANT_PATTERN = textPattern(
   'must be an ISO 8601 date and time with an offset or Z, e.g. 2030-01-07T10:00:00Z or 2030-01-07T10:00:00.000+01:00',
 );
 
+/** The longest instant the pattern takes: milliseconds and an offset (`2026-12-01T09:30:00.123+01:00`). */
+const INSTANT_LENGTH = 29;
+
 /** `updated_after` and `updated_before`, as the lists that filter on updated_at declare them. */
 export const updatedParams = {
   updated_after: Type.Optional(
-    Type.String({ pattern: INSTANT_PATTERN, description: 'ISO 8601 with an offset or Z: only records updated after this instant (exclusive)' }),
+    Type.String({ maxLength: INSTANT_LENGTH, pattern: INSTANT_PATTERN, description: 'ISO 8601 with an offset or Z: only records updated after this instant (exclusive)' }),
   ),
   updated_before: Type.Optional(
-    Type.String({ pattern: INSTANT_PATTERN, description: 'ISO 8601 with an offset or Z: only records updated before this instant (exclusive)' }),
+    Type.String({ maxLength: INSTANT_LENGTH, pattern: INSTANT_PATTERN, description: 'ISO 8601 with an offset or Z: only records updated before this instant (exclusive)' }),
   ),
 };
 

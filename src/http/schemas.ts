@@ -1,6 +1,7 @@
 import { Type, type TSchema, type TSchemaOptions } from 'typebox';
 import { textPattern } from './text-patterns.js';
 import type { ErrorStyle } from '../core/errors.js';
+import { TEXT_LIMITS } from '../core/limits.js';
 
 const RetryAfter = Type.Optional(Type.Integer({ description: 'Seconds until the rate limit lets the key in again (429 only)' }));
 const ErrorStyle1 = Type.Object(
@@ -113,4 +114,6 @@ export function checkedInCode(rules: FieldRules): TSchemaOptions {
 
 /** The rules of an amount a route reads itself: a number or decimal text, 0 to MAX_AMOUNT, rounded half-up to the cent. */
 export const AMOUNT_NUMBER_RULES = checkedInCode({ minimum: 0, maximum: MAX_AMOUNT });
-export const AMOUNT_TEXT_RULES = checkedInCode({ pattern: '^\\d+(\\.\\d+)?$' });
+const AMOUNT_TEXT_RULES = checkedInCode({ pattern: '^\\d+(\\.\\d+)?$' });
+/** An amount a route reads itself, sent as decimal text; its length is bounded by the schema. */
+export const AmountText = () => Type.String({ maxLength: TEXT_LIMITS.amountText, ...AMOUNT_TEXT_RULES });

@@ -13,6 +13,11 @@ export function formOf(request: FastifyRequest): Form {
   return typeof body === 'object' && body !== null ? (body as Form) : {};
 }
 
+/** The first field of the form with a text longer than `maxLength` characters (any of its values, when repeated). */
+export function overlongField(form: Form, maxLength: number): string | undefined {
+  return Object.keys(form).find((name) => fields(form, name).some((text) => text.length > maxLength));
+}
+
 /** A form field as one string ('' when absent or not text; the first when repeated). */
 export function field(form: Form, name: string): string {
   const value = form[name];

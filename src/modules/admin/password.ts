@@ -9,7 +9,7 @@ import { deleteAllSessions } from './session-repository.js';
 export const ADMIN_PASSWORD_KEY = 'admin_password';
 
 const MIN_LENGTH = 8;
-const MAX_LENGTH = 1024;
+export const MAX_PASSWORD_LENGTH = 1024;
 const KEY_LENGTH = 32;
 // N = 2^15 costs about 32 MiB and a few tens of milliseconds per check: cheap for one login,
 // expensive for guessing from a stolen hash.
@@ -38,8 +38,8 @@ export async function verifyPassword(password: string, stored: string): Promise<
 }
 
 export function checkPasswordRules(password: string): void {
-  if (password.length < MIN_LENGTH || password.length > MAX_LENGTH) {
-    throw new AppError('validation_failed', `the admin password must be ${MIN_LENGTH} to ${MAX_LENGTH} characters long`);
+  if (password.length < MIN_LENGTH || password.length > MAX_PASSWORD_LENGTH) {
+    throw new AppError('validation_failed', `the admin password must be ${MIN_LENGTH} to ${MAX_PASSWORD_LENGTH} characters long`);
   }
 }
 

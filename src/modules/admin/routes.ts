@@ -204,7 +204,7 @@ export default async function adminRoutes(app: App, options: AdminOptions): Prom
   // ---- Settings --------------------------------------------------------------------------
   const timezones = ['UTC', ...Intl.supportedValuesOf('timeZone').filter((z) => z !== 'UTC')];
 
-  app.get('/settings', { schema: { ...hidden, querystring: Type.Object({ saved: Type.Optional(Type.String()) }) } }, async (request, reply) => {
+  app.get('/settings', { schema: { ...hidden, querystring: Type.Object({ saved: Type.Optional(Type.String({ maxLength: 10 })) }) } }, async (request, reply) => {
     const [settings, schedule] = await Promise.all([request.site(), readSiteSchedule(db)]);
     const values: SettingsFormValues = {
       timezone: settings.timezone,

@@ -5,8 +5,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../core/app.js';
 import { AppError } from '../../core/errors.js';
 import type { RateLimitStore } from '../../http/rate-limit-store.js';
-import { field, formOf, sendPage } from './page-reply.js';
-import { readPasswordHash, verifyPassword } from './password.js';
+import { field, formOf, overlongField, sendPage } from './page-reply.js';
+import { MAX_PASSWORD_LENGTH, readPasswordHash, verifyPassword } from './password.js';
 import { deleteSession } from './session-repository.js';
 import { createSession, findSession, SESSION_HOURS, type AdminSession } from './sessions.js';
 import { loginPage } from './views/other.js';
@@ -60,6 +60,9 @@ function cookieOptions(request: FastifyRequest, publicUrl: string, maxAgeSeconds
   };
 }
 
+/** The longest text any field of an admin form may carry: the longest password. */
+export const MAX_FORM_TEXT_LENGTH = MAX_PASSWORD_LENGTH;
+
 /**
  * The admin pages' sign-in: the session cookie every page but the sign-in page needs, the token
  * every posted form carries, and the sign-in and sign-out routes. Call it (not register it) in the
@@ -88,6 +91,10 @@ export async function adminSession(app: App, options: AdminOptions): Promise<voi
     if (!sameToken(formOf(request)._csrf, expected)) {
       throw new AppError('forbidden', 'This form has expired or did not come from this page. Reload the page and try again.');
     }
+    // No admin form takes text longer than a password; tighter rules of a field are its page's to
+    // check, in its own words. Beyond this, a megabyte would reach the checks and the page shown back.
+    const overlong = overlongField(formOf(request), MAX_FORM_TEXT_LENGTH);
+    if (overlong !== undefined) throw new AppError('invalid_request', `The field ${overlong} is longer than ${MAX_FORM_TEXT_LENGTH} characters.`);
   });
 
   const hidden = { hide: true };

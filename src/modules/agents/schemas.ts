@@ -2,9 +2,9 @@ import { Type, type TSchema } from 'typebox';
 import { DeletedData, envelopeB, listEnvelopeB } from '../../core/envelope.js';
 import { DateParam, SortOrderParam } from '../../http/list-query.js';
 import { pageParams } from '../../core/pagination.js';
-import { AMOUNT_NUMBER_RULES, AMOUNT_TEXT_RULES, checkedInCode, Id, Int32, PartialText } from '../../http/schemas.js';
+import { AMOUNT_NUMBER_RULES, AmountText, checkedInCode, Id, Int32, PartialText } from '../../http/schemas.js';
 import { WeeklyInputSchema, WeeklySchema } from '../schedules/index.js';
-import { MAX_BUFFER_MINUTES } from '../../core/limits.js';
+import { MAX_BUFFER_MINUTES, TEXT_LIMITS } from '../../core/limits.js';
 
 export const AGENT_STATUSES = ['active', 'disabled'] as const;
 export const AGENT_ORDER_BY = ['id', 'first_name', 'last_name', 'email', 'created_at', 'updated_at', 'status'] as const;
@@ -50,13 +50,13 @@ export const AgentPagination = Type.Object({
   total_pages: Type.Integer(),
 });
 
-const Include = Type.String({ description: `comma-separated: ${AGENT_INCLUDES.join(', ')}` });
+const Include = Type.String({ maxLength: TEXT_LIMITS.includeList, description: `comma-separated: ${AGENT_INCLUDES.join(', ')}` });
 
 export const AgentListQuery = Type.Object({
   ...pageParams(AGENTS_PER_PAGE),
   status: Type.Optional(Type.Enum(AGENT_STATUSES)),
   search: Type.Optional(PartialText('Part of the full name (first, last or both) or the email; case-insensitive, trimmed')),
-  email: Type.Optional(Type.String({ description: 'exact email (case-insensitive)' })),
+  email: Type.Optional(Type.String({ maxLength: TEXT_LIMITS.email, description: 'exact email (case-insensitive)' })),
   phone: Type.Optional(PartialText('part of the phone number')),
   location_id: Type.Optional(Id()),
   service_id: Type.Optional(Id()),
@@ -71,14 +71,20 @@ export const AgentReadQuery = Type.Object({ include: Type.Optional(Include) });
 
 const ServiceConnection = Type.Object({
   service_id: Id(),
-  custom_price: Type.Optional(Nullable(Type.Union([Type.Number(AMOUNT_NUMBER_RULES), Type.String(AMOUNT_TEXT_RULES)]))),
+  custom_price: Type.Optional(Nullable(Type.Union([Type.Number(AMOUNT_NUMBER_RULES), AmountText()]))),
   custom_duration: Type.Optional(Nullable(Int32({ description: 'minutes, 1 to 1440' }))),
   custom_hours: Type.Optional(Nullable(WeeklyInputSchema)),
   buffer_before: Type.Optional(Nullable(Int32({ description: `minutes, 0 to ${MAX_BUFFER_MINUTES}; null or absent: the service's` }))),
   buffer_after: Type.Optional(Nullable(Int32({ description: `minutes, 0 to ${MAX_BUFFER_MINUTES}; null or absent: the service's` }))),
 });
 
-const Feature = Type.Object({ label: Type.String(), value: Type.String() });
+/** An agent shows at most MAX_FEATURES features, each a short label and its value. */
+export const MAX_FEATURES = 100;
+export const FEATURE_LIMITS = { label: TEXT_LIMITS.name, value: 1_000 } as const;
+// Room for the longest list of the longest features with JSON's punctuation (escapes aside); the
+// route checks each feature of the text as the schema checks the array.
+const MAX_FEATURES_JSON_LENGTH = MAX_FEATURES * (FEATURE_LIMITS.label + FEATURE_LIMITS.value + 30);
+const Feature = Type.Object({ label: Type.String({ maxLength: FEATURE_LIMITS.label }), value: Type.String({ maxLength: FEATURE_LIMITS.value }) });
 
 const fields = {
   first_name: Type.String({ description: '1 to 100 characters', ...checkedInCode({ minLength: 1, maxLength: 100 }) }),
@@ -88,7 +94,7 @@ const fields = {
   display_name: Nullable(Type.String({ description: 'at most 200 characters; null shows first and last name', ...checkedInCode({ maxLength: 200 }) })),
   bio: Nullable(Type.String({ description: 'at most 5000 characters', ...checkedInCode({ maxLength: 5000 }) })),
   features: Nullable(
-    Type.Union([Type.Array(Feature, { maxItems: 100 }), Type.String()], {
+    Type.Union([Type.Array(Feature, { maxItems: MAX_FEATURES }), Type.String({ maxLength: MAX_FEATURES_JSON_LENGTH })], {
       description: 'array of {label, value}, or the same JSON-encoded as a string',
     }),
   ),

@@ -8,6 +8,7 @@ import { localDateTime, nowIso } from '../../lib/time.js';
 import type { Site } from '../../core/site.js';
 import { deleteUnlessBooked } from '../catalog/index.js';
 import { checkWeekly, type Weekly, type WeeklyInput } from '../schedules/index.js';
+import { FEATURE_LIMITS, MAX_FEATURES } from './schemas.js';
 import * as repository from './repository.js';
 import type { AgentsTable } from './table.js';
 import { MAX_BUFFER_MINUTES } from '../../core/limits.js';
@@ -144,10 +145,15 @@ function checkFeatures(value: Feature[] | string | null | undefined, errors: Fie
   }
   const valid =
     Array.isArray(list) &&
-    list.length <= 100 &&
+    list.length <= MAX_FEATURES &&
     list.every((f) => typeof f === 'object' && f !== null && typeof (f as Feature).label === 'string' && typeof (f as Feature).value === 'string');
   if (!valid) {
-    errors.add('features', 'must be an array of at most 100 {label, value} pairs of strings');
+    errors.add('features', `must be an array of at most ${MAX_FEATURES} {label, value} pairs of strings`);
+    return undefined;
+  }
+  // The array form's schema bounds each label and value (in code points); text decoded here gets the same bounds.
+  if ((list as Feature[]).some(({ label, value: text }) => [...label].length > FEATURE_LIMITS.label || [...text].length > FEATURE_LIMITS.value)) {
+    errors.add('features', `labels must be at most ${FEATURE_LIMITS.label} characters and values at most ${FEATURE_LIMITS.value}`);
     return undefined;
   }
   return JSON.stringify((list as Feature[]).map(({ label, value: v }) => ({ label, value: v })));

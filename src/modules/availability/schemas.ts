@@ -2,8 +2,8 @@ import { Type } from 'typebox';
 import { Id, Int32 } from '../../http/schemas.js';
 import { textPattern } from '../../http/text-patterns.js';
 
-export const DateText = Type.String({ pattern: textPattern('^\\d{4}-\\d{2}-\\d{2}$', 'must be a date as YYYY-MM-DD'), description: 'YYYY-MM-DD' });
-export const TimeText = Type.String({ pattern: textPattern('^([01]\\d|2[0-3]):[0-5]\\d$', 'must be a time as HH:MM (24-hour)'), description: 'HH:MM, 24-hour' });
+export const DateText = Type.String({ maxLength: 10, pattern: textPattern('^\\d{4}-\\d{2}-\\d{2}$', 'must be a date as YYYY-MM-DD'), description: 'YYYY-MM-DD' });
+export const TimeText = Type.String({ maxLength: 5, pattern: textPattern('^([01]\\d|2[0-3]):[0-5]\\d$', 'must be a time as HH:MM (24-hour)'), description: 'HH:MM, 24-hour' });
 /** An agent id, or `any` (also `-1`) to let availability choose. */
 export const AgentChoice = Type.Union([Int32({ minimum: -1 }), Type.Literal('any')], { description: 'agent id, or any / -1' });
 

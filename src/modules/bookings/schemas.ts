@@ -1,10 +1,10 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { pageParams } from '../../core/pagination.js';
 import { updatedParams } from '../../http/list-query.js';
-import { AMOUNT_NUMBER_RULES, AMOUNT_TEXT_RULES, checkedInCode, Currency, Id, Int32, MAX_AMOUNT, PartialText } from '../../http/schemas.js';
+import { AMOUNT_NUMBER_RULES, AmountText, checkedInCode, Currency, Id, Int32, MAX_AMOUNT, PartialText } from '../../http/schemas.js';
 import { CUSTOMER_EMAIL_RULES, CUSTOMER_NAME_RULES, CUSTOMER_PHONE_RULES } from '../customers/index.js';
 import { AgentChoice, DateText, TimeText } from '../availability/index.js';
-import { MAX_BULK_BOOKINGS } from '../../core/limits.js';
+import { MAX_BULK_BOOKINGS, TEXT_LIMITS } from '../../core/limits.js';
 
 /** Booking metadata is bounded, so that a booking and the pages that list it stay small. */
 export const META_LIMITS = { keys: 50, keyLength: 100, valueLength: 1000 } as const;
@@ -16,8 +16,9 @@ const ManageLink = Type.Union([Type.String(), Type.Null()], {
   description: 'URL with an access key; null unless the API key has bookings:update (a link can cancel the booking)',
 });
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
-const Money = Type.Union([Type.String(AMOUNT_TEXT_RULES), Type.Number(AMOUNT_NUMBER_RULES)], { description: 'decimal amount, e.g. "45.00"' });
+const Money = Type.Union([AmountText(), Type.Number(AMOUNT_NUMBER_RULES)], { description: 'decimal amount, e.g. "45.00"' });
 const Duration = Type.Integer({ minimum: 1, maximum: 1440, description: 'minutes' });
+const Notes = Type.String({ maxLength: TEXT_LIMITS.notes });
 const Attendees = Type.Integer({ minimum: 1, maximum: 1000, description: "seats the booking takes of the service's capacity_max; default 1" });
 
 // The rules of POST /customers, checked in code as there.
@@ -57,7 +58,7 @@ const createFields = {
   price: Type.Optional(Money),
   coupon_code: Type.Optional(Type.String({ minLength: 1, maxLength: 50, description: "Applies the coupon to the booking's new order, checked as PUT /orders checks it; a refused coupon refuses the booking (422)" })),
   status: Type.Optional(CreateStatus),
-  notes: Type.Optional(Type.String()),
+  notes: Type.Optional(Notes),
   meta: Type.Optional(
     Type.Record(Type.String(), Type.String(MetaValueRules), { description: 'booking metadata, string values; at most 50 keys of 1 to 100 characters, values up to 1000', ...MetaRules }),
   ),
@@ -102,7 +103,7 @@ export const UpdateBookingBody = Type.Object({
   'customer.email': Type.Optional(Email),
   'customer.phone': Type.Optional(Phone),
   price: Type.Optional(Money),
-  notes: Type.Optional(Type.String()),
+  notes: Type.Optional(Notes),
   meta: Type.Optional(
     Type.Record(Type.String(), Type.Union([Type.Null(), Type.String(MetaValueRules)]), {
       description: 'merged; null removes a key; a booking holds at most 50 keys of 1 to 100 characters, values up to 1000',

@@ -2,14 +2,15 @@ import { Type } from 'typebox';
 import { DeletedData, envelopeB, listEnvelopeB } from '../../core/envelope.js';
 import { DateParam, SortOrderParam } from '../../http/list-query.js';
 import { pageParams } from '../../core/pagination.js';
-import { AMOUNT_NUMBER_RULES, AMOUNT_TEXT_RULES, checkedInCode, Id, Int32, PartialText } from '../../http/schemas.js';
-import { MAX_ADVANCE_DAYS, MAX_BUFFER_MINUTES } from '../../core/limits.js';
+import { AMOUNT_NUMBER_RULES, AmountText, checkedInCode, Id, Int32, PartialText } from '../../http/schemas.js';
+import { MAX_ADVANCE_DAYS, MAX_BUFFER_MINUTES, TEXT_LIMITS } from '../../core/limits.js';
 
 export const SERVICE_STATUSES = ['active', 'disabled'] as const;
 export const VISIBILITIES = ['visible', 'hidden'] as const;
 export const SERVICE_INCLUDES = ['category', 'agents', 'locations'] as const;
 export const SERVICE_ORDER_BY = ['id', 'name', 'price', 'duration', 'created_date', 'updated_date'] as const;
 export const SERVICES_PER_PAGE = 10;
+const SERVICE_NAME_LENGTH = TEXT_LIMITS.name;
 
 const Stamp = Type.String({ description: 'YYYY-MM-DD HH:MM:SS, site timezone' });
 const Money = Type.String({ description: 'decimal with two places, e.g. "45.00"' });
@@ -57,12 +58,12 @@ export const ServicePagination = Type.Object({
   total_pages: Type.Integer(),
 });
 
-const Include = Type.String({ description: `comma-separated: ${SERVICE_INCLUDES.join(', ')}` });
+const Include = Type.String({ maxLength: TEXT_LIMITS.includeList, description: `comma-separated: ${SERVICE_INCLUDES.join(', ')}` });
 
 export const ServiceListQuery = Type.Object({
   ...pageParams(SERVICES_PER_PAGE),
   search: Type.Optional(PartialText('Part of the name, short description or description (case-insensitive)')),
-  name: Type.Optional(Type.String({ description: 'exact name' })),
+  name: Type.Optional(Type.String({ maxLength: SERVICE_NAME_LENGTH, description: 'exact name' })),
   status: Type.Optional(Type.Enum(SERVICE_STATUSES)),
   category_id: Type.Optional(Id()),
   location_id: Type.Optional(Id({ description: 'offered there: an active agent is connected to both' })),
@@ -83,10 +84,10 @@ export const ServiceListQuery = Type.Object({
 
 export const ServiceReadQuery = Type.Object({ include: Type.Optional(Include) });
 
-const Amount = Type.Union([Type.Number(AMOUNT_NUMBER_RULES), Type.String(AMOUNT_TEXT_RULES)], { description: 'decimal, at least 0; default 0' });
+const Amount = Type.Union([Type.Number(AMOUNT_NUMBER_RULES), AmountText()], { description: 'decimal, at least 0; default 0' });
 
 export const CreateServiceBody = Type.Object({
-  name: Type.String({ description: '1 to 200 characters', ...checkedInCode({ minLength: 1, maxLength: 200 }) }),
+  name: Type.String({ description: `1 to ${SERVICE_NAME_LENGTH} characters`, ...checkedInCode({ minLength: 1, maxLength: SERVICE_NAME_LENGTH }) }),
   short_description: Type.Optional(Type.String(checkedInCode({ maxLength: 1000 }))),
   description: Type.Optional(Type.String(checkedInCode({ maxLength: 20000 }))),
   duration: Type.Optional(Int32({ description: 'minutes, 1 to 1440; default 60' })),

@@ -1,6 +1,7 @@
 import { DateTime } from 'luxon';
 import type { Updateable } from 'kysely';
 import { AppError } from '../../core/errors.js';
+import { MAX_CUSTOM_FIELD_VALUE_LENGTH } from '../../core/limits.js';
 import { countryCode } from './countries.js';
 import type { CustomersTable } from './table.js';
 
@@ -111,7 +112,9 @@ function cleanCustomFields(input: Record<string, unknown>, errors: FieldErrors):
       continue;
     }
     if (value === null || value === '') fields[key] = null;
-    else if (typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))) {
+    else if (typeof value === 'string' && charCount(value) > MAX_CUSTOM_FIELD_VALUE_LENGTH) {
+      errors[`custom_fields.${key}`] = `must be at most ${MAX_CUSTOM_FIELD_VALUE_LENGTH} characters`;
+    } else if (typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))) {
       fields[key] = value;
     } else {
       errors[`custom_fields.${key}`] = 'must be a string, number or boolean (null or "" removes the key)';

@@ -3,6 +3,7 @@ import { pageParams } from '../../core/pagination.js';
 import { updatedParams } from '../../http/list-query.js';
 import { checkedInCode, Id } from '../../http/schemas.js';
 import { textPattern } from '../../http/text-patterns.js';
+import { MAX_CUSTOM_FIELD_VALUE_LENGTH, MAX_CUSTOM_FIELDS, TEXT_LIMITS } from '../../core/limits.js';
 
 export const CUSTOMER_STATUSES = ['active', 'inactive', 'pending', 'pending_verification', 'blocked'] as const;
 export const CREATE_STATUSES = ['active', 'inactive', 'pending'] as const;
@@ -46,6 +47,7 @@ const partialText = (what: string) =>
 const datePrefix = (what: string) =>
   Type.Optional(
     Type.String({
+      maxLength: 'YYYY-MM-DD HH:MM:SS'.length,
       pattern: DATE_PREFIX_PATTERN,
       description: `Matches customers whose ${what} (YYYY-MM-DD HH:MM:SS, site timezone) starts with this text: YYYY, YYYY-MM, YYYY-MM-DD, YYYY-MM-DD HH, … HH:MM or … HH:MM:SS`,
     }),
@@ -75,6 +77,7 @@ export const CustomerListQuery = Type.Object({
   order_direction: Type.Optional(Type.Enum(['asc', 'desc'], { default: 'desc' })),
   include: Type.Optional(
     Type.String({
+      maxLength: TEXT_LIMITS.includeList,
       pattern: INCLUDE_PATTERN,
       description: `Comma-separated: ${INCLUDES.join(', ')}. bookings: the customer's ${BOOKINGS_PER_CUSTOMER} latest bookings by start.`,
     }),
@@ -85,6 +88,7 @@ export type CustomerListQuery = Static<typeof CustomerListQuery>;
 export const CustomerReadQuery = Type.Object({
   include: Type.Optional(
     Type.String({
+      maxLength: TEXT_LIMITS.includeList,
       pattern: INCLUDE_PATTERN,
       description: 'Comma-separated; bookings and stats add those members (custom_fields, notes and avatar are always present)',
     }),
@@ -99,9 +103,13 @@ export const EMAIL_RULES = checkedInCode({ format: 'email', maxLength: 100 });
 export const PHONE_RULES = checkedInCode({ maxLength: 20, pattern: '^\\+?[0-9 ().-]+$' });
 const DATE_RULES = checkedInCode({ format: 'date' });
 const textRules = (maxLength: number) => checkedInCode({ maxLength });
-const CustomFieldsInput = Type.Record(Type.String(), Type.Unknown(), {
-  description: 'Key-value pairs; values are strings, numbers or booleans',
-});
+/** Custom fields: the route checks keys (after trimming), value types and text lengths itself; the schema bounds how many a request sends. */
+const customFields = (description: string) =>
+  Type.Record(Type.String(), Type.Unknown(checkedInCode({ maxLength: MAX_CUSTOM_FIELD_VALUE_LENGTH })), {
+    description: `${description}; at most ${MAX_CUSTOM_FIELDS} keys of 1 to 100 characters, text values up to ${MAX_CUSTOM_FIELD_VALUE_LENGTH}`,
+    maxProperties: MAX_CUSTOM_FIELDS,
+    ...checkedInCode({ propertyNames: { minLength: 1, maxLength: 100 } }),
+  });
 
 export const CreateCustomerBody = Type.Object({
   first_name: Type.String({ description: NAME_RULE, ...NAME_RULES }),
@@ -116,7 +124,7 @@ export const CreateCustomerBody = Type.Object({
   state: Type.Optional(nullable(Type.String({ description: 'At most 100 characters', ...textRules(100) }))),
   zipcode: Type.Optional(nullable(Type.String({ description: 'At most 20 characters', ...textRules(20) }))),
   country: Type.Optional(nullable(Type.String({ description: 'At most 100 characters', ...textRules(100) }))),
-  custom_fields: Type.Optional(CustomFieldsInput),
+  custom_fields: Type.Optional(customFields('Key-value pairs; values are strings, numbers or booleans')),
   notes: Type.Optional(nullable(Type.String({ description: 'At most 1000 characters', ...textRules(1000) }))),
   is_guest: Type.Optional(Type.Boolean({ default: false })),
   host_user_id: Type.Optional(nullable(Id())),
@@ -139,14 +147,10 @@ export const UpdateCustomerBody = Type.Object(
     city: Type.Optional(nullable(Type.String({ description: 'At most 100 characters', ...textRules(100) }))),
     state: Type.Optional(nullable(Type.String({ description: 'At most 100 characters', ...textRules(100) }))),
     zipcode: Type.Optional(nullable(Type.String({ description: 'At most 20 characters', ...textRules(20) }))),
-    country: Type.Optional(nullable(Type.String({ description: 'ISO 3166-1 alpha-2 code (any case; stored upper case); null or "" removes it', ...checkedInCode({ pattern: '^([A-Za-z]{2})?$' }) }))),
+    country: Type.Optional(nullable(Type.String({ description: 'ISO 3166-1 alpha-2 code (any case; stored upper case); null or "" removes it', ...checkedInCode({ pattern: '^([A-Za-z]{2})?$', maxLength: 2 }) }))),
     notes: Type.Optional(nullable(Type.String({ description: 'Internal; at most 1000 characters', ...textRules(1000) }))),
     avatar_image_id: Type.Optional(nullable(Id())),
-    custom_fields: Type.Optional(
-      Type.Record(Type.String(), Type.Unknown(), {
-        description: 'Merged into the existing fields; a key set to null or "" is removed',
-      }),
-    ),
+    custom_fields: Type.Optional(customFields('Merged into the existing fields; a key set to null or "" is removed')),
   },
   // Unknown fields are dropped (Ajv's removeAdditional): the rules shared with create would
   // otherwise write create-only fields such as preferred_agent_id unchecked.

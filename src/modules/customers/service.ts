@@ -22,6 +22,7 @@ import {
   type UpdateCustomerBody,
 } from './schemas.js';
 import { CATALOG_LOCK, customerLock, emailLock, type LockKey } from '../../core/locks.js';
+import { MAX_CUSTOM_FIELDS } from '../../core/limits.js';
 import { renewManageLinks } from '../manage-links/index.js';
 
 export interface CustomerStats {
@@ -376,6 +377,12 @@ async function applyUpdate(trx: Db, id: number, { columns, customFields, errors 
     throw updateFailed(`Customer update failed: invalid ${Object.keys(errors).join(', ')}`, errors);
   }
   const merged = customFields && mergeCustomFields(parseCustomFields(current.custom_fields), customFields);
+  const fieldCount = merged === undefined ? 0 : Object.keys(merged).length;
+  if (fieldCount > MAX_CUSTOM_FIELDS) {
+    throw updateFailed('Customer update failed: invalid custom_fields', {
+      custom_fields: `a customer holds at most ${MAX_CUSTOM_FIELDS} custom fields; this change would leave ${fieldCount}`,
+    });
+  }
   if (Object.keys(columns).length === 0 && merged === undefined) return current;
   const updated = await repository.updateCustomer(trx, id, {
     ...columns,

@@ -5,8 +5,8 @@ import { envelopeB } from '../../core/envelope.js';
 
 export const PeriodSchema = Type.Object(
   {
-    start: Type.String({ description: 'HH:MM, 00:00 to 23:59', ...checkedInCode({ pattern: PERIOD_START.source }) }),
-    end: Type.String({ description: 'HH:MM, after start; 24:00 for midnight at the end of the day', ...checkedInCode({ pattern: PERIOD_END.source }) }),
+    start: Type.String({ description: 'HH:MM, 00:00 to 23:59', ...checkedInCode({ pattern: PERIOD_START.source, maxLength: 5 }) }),
+    end: Type.String({ description: 'HH:MM, after start; 24:00 for midnight at the end of the day', ...checkedInCode({ pattern: PERIOD_END.source, maxLength: 5 }) }),
   },
   { title: 'Period', additionalProperties: false },
 );
@@ -14,6 +14,8 @@ export const PeriodSchema = Type.Object(
 /** What a client sends: weekday names are checked in code so that a wrong one is named in `details`. */
 export const WeeklyInputSchema = Type.Record(Type.String(), Type.Array(PeriodSchema, { maxItems: 48 }), {
   description: 'Weekday (monday … sunday) → working periods; a weekday left out or empty is a day off',
+  // Only the seven weekday names are taken, the longest of them 9 characters.
+  ...checkedInCode({ maxProperties: 7, propertyNames: { minLength: 6, maxLength: 9 } }),
 });
 
 /** What the service answers: every weekday present, periods sorted. */

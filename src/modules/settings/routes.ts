@@ -4,7 +4,7 @@ import { envelopeB } from '../../core/envelope.js';
 import { FieldErrors } from '../../core/field-errors.js';
 import { AppError } from '../../core/errors.js';
 import { AUTH_ERRORS, checkedInCode, errorResponses } from '../../http/schemas.js';
-import { MAX_ADVANCE_DAYS } from '../../core/limits.js';
+import { MAX_ADVANCE_DAYS, TEXT_LIMITS } from '../../core/limits.js';
 import { changeSettings, getSettings, parseSetting, SETTING_KEYS, type SiteSettings } from './service.js';
 
 const SettingsData = Type.Object({
@@ -19,13 +19,13 @@ const SettingsData = Type.Object({
 
 const SettingsBody = Type.Object(
   {
-    timezone: Type.Optional(Type.String({ description: 'IANA zone name, e.g. Europe/Berlin', ...checkedInCode({ minLength: 1 }) })),
+    timezone: Type.Optional(Type.String({ maxLength: TEXT_LIMITS.timezone, description: 'IANA zone name, e.g. Europe/Berlin', ...checkedInCode({ minLength: 1 }) })),
     slot_interval_minutes: Type.Optional(Type.Integer(checkedInCode({ minimum: 5, maximum: 720 }))),
     min_lead_minutes: Type.Optional(Type.Integer(checkedInCode({ minimum: 0, maximum: 525600 }))),
     cancel_cutoff_minutes: Type.Optional(Type.Integer(checkedInCode({ minimum: 0, maximum: 525600 }))),
     reschedule_cutoff_minutes: Type.Optional(Type.Integer(checkedInCode({ minimum: 0, maximum: 525600 }))),
     max_advance_days: Type.Optional(Type.Integer(checkedInCode({ minimum: 1, maximum: MAX_ADVANCE_DAYS }))),
-    currency: Type.Optional(Type.String({ description: 'ISO 4217 code, any case', ...checkedInCode({ pattern: '^[A-Za-z]{3}$' }) })),
+    currency: Type.Optional(Type.String({ description: 'ISO 4217 code, any case', ...checkedInCode({ pattern: '^[A-Za-z]{3}$', maxLength: 3 }) })),
   },
   { additionalProperties: false },
 );

@@ -139,6 +139,8 @@ function serverTimeouts(limits: ServerLimits) {
     requestTimeout: limits.requestTimeoutMs,
     keepAliveTimeout: limits.keepAliveTimeoutMs,
     http: {
+      // Node checks the header timeout against this when it creates the server, before Fastify sets it.
+      requestTimeout: limits.requestTimeoutMs,
       headersTimeout: limits.headersTimeoutMs,
       connectionsCheckingInterval: Math.min(1000, Math.ceil(limits.headersTimeoutMs / 10)),
     },

@@ -16,7 +16,7 @@ async function main(): Promise<void> {
     // Requests in flight finish (slow clients are cut, registerGracefulClose); a stuck one does
     // not hold the process hostage.
     setTimeout(() => {
-      app.log.error({ shutdownGraceMs }, `forced exit: requests still running after the ${shutdownGraceMs} ms grace period`);
+      app.log.error({ shutdownGraceMs }, `forced exit: requests in flight or the closing of the database outlasted the ${shutdownGraceMs} ms grace period`);
       process.exit(1);
     }, shutdownGraceMs).unref();
     app.close().then(

@@ -8,7 +8,8 @@ import { connect, type AddressInfo, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../helper.js';
 
-const REQUEST_TIMEOUT_MS = 800;
+// Long enough for the 413 to come first, under load too.
+const REQUEST_TIMEOUT_MS = 1500;
 const HEADERS_TIMEOUT_MS = 400;
 const MAX_CONNECTIONS = 3;
 /** How often a slow client sends its next byte: well inside every timeout, so that only the total is late. */

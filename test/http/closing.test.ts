@@ -23,10 +23,10 @@ function open(port: number): Exchange {
   const socket = connect(port, '127.0.0.1');
   let received = '';
   socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
-  const closed = new Promise<string>((resolve, reject) => {
-    socket.on('close', () => resolve(received));
-    socket.on('error', reject);
-  });
+  // A reset after the answer (the server closing while the client still sends) is no failure:
+  // what was received is what the assertions judge.
+  socket.on('error', () => {});
+  const closed = new Promise<string>((resolve) => socket.on('close', () => resolve(received)));
   return { socket, received: () => received, closed };
 }
 

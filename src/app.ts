@@ -6,11 +6,12 @@ import Fastify, { type FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import type { App } from './core/app.js';
 import type { Site } from './core/site.js';
-import type { Config, TrustProxy } from './config.js';
+import type { Config, ServerLimits, TrustProxy } from './config.js';
 import { openDatabase, type DatabaseHandle, type Db } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { registerAuth } from './http/auth.js';
 import { clientError, frameworkError, registerErrorHandler, UNAVAILABLE_RETRY_AFTER_S } from './http/error-handler.js';
+import { registerGracefulClose } from './http/closing.js';
 import { registerJsonBodies } from './http/json-body.js';
 import { registerStrictInput } from './http/strict-input.js';
 import { registerIdempotency } from './http/idempotency.js';
@@ -127,6 +128,25 @@ function trustedProxies(trust: TrustProxy): boolean | string[] | ((address: stri
   return typeof trust === 'boolean' ? trust : [...trust];
 }
 
+/**
+ * How long a client may take to send a request (Node answers a late one through clientError, 408)
+ * and to come back on a kept-alive connection. Node checks the first two every 30 s by default,
+ * so a timeout could run late by that much: here ten times per header timeout, at least every
+ * second.
+ */
+function serverTimeouts(limits: ServerLimits) {
+  return {
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    http: {
+      // Node checks the header timeout against this when it creates the server, before Fastify sets it.
+      requestTimeout: limits.requestTimeoutMs,
+      headersTimeout: limits.headersTimeoutMs,
+      connectionsCheckingInterval: Math.min(1000, Math.ceil(limits.headersTimeoutMs / 10)),
+    },
+  };
+}
+
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<App> {
   const database: DatabaseHandle = openDatabase(config.databaseUrl, { backgroundCheckpoints: true });
   let rateLimits: RateLimitStore;
@@ -162,7 +182,12 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     schemaController: { compilersFactory: { buildValidator: sentTypeValidators() } },
     frameworkErrors: frameworkError,
     clientErrorHandler: clientError,
+    ...serverTimeouts(config.server),
+    // Refused in the contract's envelope instead (registerGracefulClose).
+    return503OnClosing: false,
   }).withTypeProvider<TypeBoxTypeProvider>();
+  // Beyond this, Node closes a new connection as it arrives: every one holds a descriptor.
+  app.server.maxConnections = config.server.maxConnections;
 
   warnOfOutage = (error) => app.log.warn({ err: error }, `Redis unavailable: rate limits count in each instance alone for ${LOCAL_COUNTING_MS / 1000} s`);
   const audit = new AuditRecorder(database.db, app.log);
@@ -196,6 +221,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     if (request.url.startsWith(API_ROOT)) reply.header('cache-control', 'no-store');
     done();
   });
+  registerGracefulClose(app);
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   registerErrorHandler(app);
   registerJsonBodies(app);

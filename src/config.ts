@@ -21,6 +21,21 @@ export interface Config {
   readonly nodeEnv: NodeEnv;
   readonly logLevel: LogLevel;
   readonly manageLinkSecret: ManageLinkSecretSource;
+  readonly server: ServerLimits;
+}
+
+/** How long a client may take and how many may be connected at once; how long a shutdown may take. */
+export interface ServerLimits {
+  /** The whole request, headers and body, must arrive within this (REQUEST_TIMEOUT_MS), or 408. */
+  readonly requestTimeoutMs: number;
+  /** The headers must arrive within this (HEADERS_TIMEOUT_MS), or 408. */
+  readonly headersTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this (KEEP_ALIVE_TIMEOUT_MS). */
+  readonly keepAliveTimeoutMs: number;
+  /** Connections beyond this many open at once are closed as they arrive (MAX_CONNECTIONS). */
+  readonly maxConnections: number;
+  /** How long requests in flight at SIGTERM may take to finish before the process is stopped anyway (SHUTDOWN_GRACE_MS). */
+  readonly shutdownGraceMs: number;
 }
 
 /** Every peer (true), the nearest N hops, or the peers in these addresses and ranges. */
@@ -91,6 +106,31 @@ function parseTrustProxy(env: Env): TrustProxy {
     fail('TRUST_PROXY', `${(error as Error).message} (give true, a hop count, or a comma-separated list of addresses, CIDR ranges and loopback|linklocal|uniquelocal)`);
   }
   return Object.freeze(entries);
+}
+
+/** The longest delay Node's timers take (2^31 - 1 ms, about 24 days). */
+const MAX_TIMER_MS = 2_147_483_647;
+
+function parsePositiveInteger(env: Env, name: string, fallback: number, max: number): number {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > max) fail(name, `must be an integer from 1 to ${max}, got "${raw}"`);
+  return Number(raw);
+}
+
+function parseServerLimits(env: Env): ServerLimits {
+  const requestTimeoutMs = parsePositiveInteger(env, 'REQUEST_TIMEOUT_MS', 30_000, MAX_TIMER_MS);
+  const headersTimeoutMs = parsePositiveInteger(env, 'HEADERS_TIMEOUT_MS', Math.min(10_000, requestTimeoutMs), MAX_TIMER_MS);
+  // Node refuses a header timeout longer than the request's: the headers are part of the request.
+  if (headersTimeoutMs > requestTimeoutMs) fail('HEADERS_TIMEOUT_MS', `must not exceed REQUEST_TIMEOUT_MS (${requestTimeoutMs}), got "${headersTimeoutMs}"`);
+  return Object.freeze({
+    requestTimeoutMs,
+    headersTimeoutMs,
+    // Fastify's default: longer than the 60 s idle timeout of common load balancers, so that they close first.
+    keepAliveTimeoutMs: parsePositiveInteger(env, 'KEEP_ALIVE_TIMEOUT_MS', 72_000, MAX_TIMER_MS),
+    maxConnections: parsePositiveInteger(env, 'MAX_CONNECTIONS', 1000, 1_000_000),
+    shutdownGraceMs: parsePositiveInteger(env, 'SHUTDOWN_GRACE_MS', 10_000, MAX_TIMER_MS),
+  });
 }
 
 /** Whether a secret is at least 32 random bytes: 64 hex digits, or 43 base64 or base64url characters. */
@@ -166,5 +206,6 @@ export function loadConfig(env: Env = process.env): Config {
     nodeEnv,
     logLevel,
     manageLinkSecret: parseManageLinkSecret(env, databaseUrl, nodeEnv),
+    server: parseServerLimits(env),
   });
 }

@@ -2,8 +2,6 @@ import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { isDatabaseUnavailable } from './db/database.js';
 
-const SHUTDOWN_GRACE_MS = 10_000;
-
 async function main(): Promise<void> {
   const config = loadConfig();
   const app = await buildApp(config);
@@ -12,11 +10,20 @@ async function main(): Promise<void> {
   const shutdown = (signal: string): void => {
     if (closing) return;
     closing = true;
-    app.log.info({ signal }, 'shutting down');
-    // In-flight requests finish; a stuck one does not hold the process hostage.
-    setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS).unref();
+    const { shutdownGraceMs } = config.server;
+    const started = performance.now();
+    app.log.info({ signal, shutdownGraceMs }, 'shutting down');
+    // Requests in flight finish (slow clients are cut, registerGracefulClose); a stuck one does
+    // not hold the process hostage.
+    setTimeout(() => {
+      app.log.error({ shutdownGraceMs }, `forced exit: requests in flight or the closing of the database outlasted the ${shutdownGraceMs} ms grace period`);
+      process.exit(1);
+    }, shutdownGraceMs).unref();
     app.close().then(
-      () => process.exit(0),
+      () => {
+        app.log.info({ ms: Math.round(performance.now() - started), shutdownGraceMs }, 'shut down within the grace period');
+        process.exit(0);
+      },
       (error: unknown) => {
         app.log.error({ err: error }, 'error while shutting down');
         process.exit(1);

@@ -20,6 +20,7 @@ describe('configuration', () => {
       nodeEnv: 'development',
       logLevel: 'info',
       manageLinkSecret: { keyFile: 'data/manage-link.key', create: true },
+      server: { requestTimeoutMs: 30_000, headersTimeoutMs: 10_000, keepAliveTimeoutMs: 72_000, maxConnections: 1000, shutdownGraceMs: 10_000 },
     });
   });
 
@@ -49,6 +50,12 @@ describe('configuration', () => {
     ['MANAGE_LINK_SECRET', 'too-short-to-sign-links'],
     ['MANAGE_LINK_SECRET', 'a'.repeat(63)],
     ['MANAGE_LINK_SECRET', `${'x'.repeat(42)}!`],
+    ['REQUEST_TIMEOUT_MS', '0'],
+    ['REQUEST_TIMEOUT_MS', '30s'],
+    ['HEADERS_TIMEOUT_MS', '40000'],
+    ['KEEP_ALIVE_TIMEOUT_MS', '-5'],
+    ['MAX_CONNECTIONS', '0'],
+    ['SHUTDOWN_GRACE_MS', '3000000000'],
   ])('refuses %s=%s with a one-line message naming it', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     try {
@@ -72,6 +79,17 @@ describe('configuration', () => {
       MANAGE_LINK_SECRET: 'a1'.repeat(32),
     });
     expect(config).toMatchObject({ port: 0, siteTimezone: 'Australia/Lord_Howe', publicUrl: 'https://book.example.com', nodeEnv: 'production' });
+  });
+
+  it('takes the server limits, the header timeout no longer than the request timeout (by default the shorter of the two)', () => {
+    expect(loadConfig({ REQUEST_TIMEOUT_MS: '5000', KEEP_ALIVE_TIMEOUT_MS: '65000', MAX_CONNECTIONS: '200', SHUTDOWN_GRACE_MS: '25000' }).server).toEqual({
+      requestTimeoutMs: 5000,
+      headersTimeoutMs: 5000,
+      keepAliveTimeoutMs: 65_000,
+      maxConnections: 200,
+      shutdownGraceMs: 25_000,
+    });
+    expect(() => loadConfig({ REQUEST_TIMEOUT_MS: '5000', HEADERS_TIMEOUT_MS: '6000' })).toThrow('HEADERS_TIMEOUT_MS: must not exceed REQUEST_TIMEOUT_MS (5000), got "6000"');
   });
 
   it('makes the default PUBLIC_URL a URL for an IPv6 HOST too', () => {

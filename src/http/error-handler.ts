@@ -6,6 +6,7 @@ import { isForeignKeyViolation } from '../db/constraints.js';
 import { isDatabaseUnavailable } from '../db/database.js';
 import { AppError, renderError, type ErrorDetails, type ErrorStyle } from '../core/errors.js';
 import { API_ROOT } from './route-config.js';
+import { isAnswered } from './connections.js';
 import { patternMeaning } from './text-patterns.js';
 import { unknownFieldMessage } from './strict-input.js';
 
@@ -131,26 +132,58 @@ export function frameworkError(error: FastifyError, request: FastifyRequest, rep
 }
 
 /**
+ * Writes an error answer straight onto a connection Fastify is not answering, in the envelope of
+ * every other error and with an X-Request-Id, then closes it.
+ */
+function answerRaw(socket: Duplex, error: AppError, style: ErrorStyle, headers: Record<string, string> = {}): void {
+  const body = JSON.stringify(renderError(error, style));
+  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  socket.write(
+    `HTTP/1.1 ${error.statusCode} ${STATUS_CODES[error.statusCode]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `X-Request-Id: ${randomUUID()}\r\n${extra}Connection: close\r\n\r\n${body}`,
+  );
+}
+
+/**
  * Requests Node's parser refuses before Fastify sees them (headers over 16 KiB, a malformed
- * Content-Length, a request too slow to arrive): answered as Fastify would, in the envelope of
- * every other error and with an X-Request-Id, then the connection is closed.
+ * Content-Length, a request or its headers slower to arrive than their timeouts): answered as
+ * Fastify would, in the envelope of every other error, then the connection is closed. A
+ * connection whose request is answered already (a 413 read to its end) is only closed: another
+ * answer would be read as the answer to the client's next request.
  */
 export function clientError(error: Error & { code?: string }, socket: Duplex): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  if (socket.writable) {
+  if (socket.writable && !isAnswered(socket)) {
     const [status, message] =
       error.code === 'HPE_HEADER_OVERFLOW'
         ? [431, 'The request headers are larger than 16 KiB']
         : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
           ? [408, 'The request took too long to arrive']
           : [400, 'Malformed HTTP request'];
-    const body = JSON.stringify(renderError(new AppError('invalid_request', message, undefined, { status }), 1));
-    socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-        `X-Request-Id: ${randomUUID()}\r\nConnection: close\r\n\r\n${body}`,
-    );
+    answerRaw(socket, new AppError('invalid_request', message, undefined, { status }), 1);
   }
   socket.destroy(error);
+}
+
+const SHUTTING_DOWN = 'The server is shutting down; send the request again';
+
+/**
+ * A request that arrives while the server shuts down is refused before anything of it runs, so
+ * that the client may safely send it again (to another instance).
+ */
+export function refuseWhileClosing(request: FastifyRequest, reply: FastifyReply): void {
+  const style = request.routeOptions.config?.errorStyle ?? 1;
+  sendError(reply.header('retry-after', String(UNAVAILABLE_RETRY_AFTER_S)), new AppError('service_not_available', SHUTTING_DOWN), style);
+}
+
+/** The same refusal for a request still arriving when the shutdown begins (path, when its headers are in). */
+export function refuseArrivingWhileClosing(socket: Duplex, path: string | undefined): void {
+  if (socket.destroyed) return;
+  if (socket.writable && !isAnswered(socket)) {
+    const style = path !== undefined && PAYMENTS_PATH.test(path) ? 2 : 1;
+    answerRaw(socket, new AppError('service_not_available', SHUTTING_DOWN), style, { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_S) });
+  }
+  socket.destroy();
 }
 
 /** How much of an oversized body is read and dropped after its 413, and for how long, before the connection is cut. */

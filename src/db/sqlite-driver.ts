@@ -46,7 +46,9 @@ class Mutex {
       };
       if (Number.isFinite(waitMs)) {
         timer = setTimeout(() => {
-          this.waiting.splice(this.waiting.indexOf(grant), 1);
+          const place = this.waiting.indexOf(grant);
+          if (place < 0) return;
+          this.waiting.splice(place, 1);
           reject(lockWaitOver(waitMs));
         }, waitMs);
       }

@@ -1,7 +1,7 @@
 import { compile as compileTrust } from '@fastify/proxy-addr';
 import path from 'node:path';
 import { IANAZone } from 'luxon';
-import { DEFAULT_WORK_TIMEOUTS, type WorkKind, type WorkTimeouts } from './db/database.js';
+import { DEFAULT_WORK_TIMEOUTS, type WorkKind, type WorkTimeouts } from './db/work-timeouts.js';
 
 export type NodeEnv = 'development' | 'production' | 'test';
 const NODE_ENVS: readonly NodeEnv[] = ['development', 'production', 'test'];

@@ -3,11 +3,10 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyRequest } from 'fastify';
-import { sql } from 'kysely';
 import type { App } from './core/app.js';
 import type { Site } from './core/site.js';
 import type { Config, ServerLimits, TrustProxy } from './config.js';
-import { openDatabase, type DatabaseHandle, type Db } from './db/database.js';
+import { openDatabase, readinessCheck, type DatabaseHandle, type Db } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { registerAuth } from './http/auth.js';
 import { clientError, frameworkError, registerErrorHandler, UNAVAILABLE_RETRY_AFTER_S } from './http/error-handler.js';
@@ -65,6 +64,9 @@ declare module 'fastify' {
     mailSender: MailSender;
   }
 }
+
+/** How long /readyz waits for the database: a probe's usual timeout is a second, and the answer must reach it within. */
+const READINESS_CHECK_MS = 800;
 
 export interface AppOptions {
   /** Pino options, or false for no logging (tests). Defaults to the configured level. */
@@ -148,7 +150,7 @@ function serverTimeouts(limits: ServerLimits) {
 }
 
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<App> {
-  const database: DatabaseHandle = openDatabase(config.databaseUrl, { backgroundCheckpoints: true });
+  const database: DatabaseHandle = openDatabase(config.databaseUrl, { backgroundCheckpoints: true, timeouts: config.databaseTimeouts });
   let rateLimits: RateLimitStore;
   let manageLinks: ManageLinks;
   // The store is connected before the app and its log exist; it reports outages there once they do.
@@ -190,8 +192,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   app.server.maxConnections = config.server.maxConnections;
 
   warnOfOutage = (error) => app.log.warn({ err: error }, `Redis unavailable: rate limits count in each instance alone for ${LOCAL_COUNTING_MS / 1000} s`);
-  const audit = new AuditRecorder(database.db, app.log);
-  const mailSender = new MailSender({ db: database.db, smtpUrl: config.smtpUrl, from: config.mailFrom, log: app.log, manageUrl: (booking) => manageLinks.url('customer', booking) });
+  const audit = new AuditRecorder(database.backgroundDb, app.log);
+  const mailSender = new MailSender({ db: database.backgroundDb, smtpUrl: config.smtpUrl, from: config.mailFrom, log: app.log, manageUrl: (booking) => manageLinks.url('customer', booking) });
 
   app.decorate('db', database.db);
   app.decorate('appConfig', config);
@@ -244,13 +246,10 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   });
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  const databaseAnswers = readinessCheck(database.db);
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
-    try {
-      await sql`select 1`.execute(database.db);
-      return { status: 'ready' };
-    } catch {
-      return reply.status(503).header('retry-after', String(UNAVAILABLE_RETRY_AFTER_S)).send({ status: 'unavailable' });
-    }
+    if (await databaseAnswers(READINESS_CHECK_MS)) return { status: 'ready' };
+    return reply.status(503).header('retry-after', String(UNAVAILABLE_RETRY_AFTER_S)).send({ status: 'unavailable' });
   });
   app.get(`${API_ROOT}/openapi.json`, { config: { permission: 'public' }, schema: { hide: true } }, async () => app.swagger());
 

@@ -125,7 +125,7 @@ export async function runCli(argv: readonly string[], io: CliIo, env: Record<str
   }
   let database;
   try {
-    database = openDatabase(config.databaseUrl);
+    database = openDatabase(config.databaseUrl, { timeouts: config.databaseTimeouts });
   } catch (error) {
     // A SQLite file that cannot be opened (a folder, a path through a file, not a database) fails here.
     io.stderr.write(`error: cannot open the database named by DATABASE_URL (${error instanceof Error ? error.message : String(error)})\n`);
@@ -133,8 +133,9 @@ export async function runCli(argv: readonly string[], io: CliIo, env: Record<str
   }
   try {
     const applied = await migrateToLatest(database);
-    await initialiseSettings(database.db, config.siteTimezone);
-    await command.run({ db: database.db, config, io, ...commandLine, applied });
+    // A command is an operator's maintenance, bounded as migrations are.
+    await initialiseSettings(database.migrationDb, config.siteTimezone);
+    await command.run({ db: database.migrationDb, config, io, ...commandLine, applied });
     return 0;
   } catch (error) {
     if (error instanceof UsageError) return usageMistake(error);

@@ -1,6 +1,7 @@
 import { compile as compileTrust } from '@fastify/proxy-addr';
 import path from 'node:path';
 import { IANAZone } from 'luxon';
+import { DEFAULT_WORK_TIMEOUTS, type WorkKind, type WorkTimeouts } from './db/work-timeouts.js';
 
 export type NodeEnv = 'development' | 'production' | 'test';
 const NODE_ENVS: readonly NodeEnv[] = ['development', 'production', 'test'];
@@ -13,6 +14,8 @@ export interface Config {
   /** Which peers' X-Forwarded-* headers to believe (TRUST_PROXY); false: none, the peer is the client. */
   readonly trustProxy: TrustProxy;
   readonly databaseUrl: string;
+  /** How long a database statement or transaction may take, per kind of work (DB_*_TIMEOUT_MS). */
+  readonly databaseTimeouts: WorkTimeouts;
   readonly redisUrl: string | undefined;
   readonly siteTimezone: string;
   readonly publicUrl: string;
@@ -88,6 +91,24 @@ function parseDatabaseUrl(env: Env): string {
   }
   if (parseUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:'])) return raw;
   return fail('DATABASE_URL', 'must be sqlite:<path> or postgres://…');
+}
+
+const DATABASE_TIMEOUT_VARIABLES: Readonly<Record<WorkKind, string>> = {
+  requests: 'DB_REQUEST_TIMEOUT_MS',
+  background: 'DB_BACKGROUND_TIMEOUT_MS',
+  migrations: 'DB_MIGRATION_TIMEOUT_MS',
+};
+
+function parseDatabaseTimeouts(env: Env): WorkTimeouts {
+  const timeouts = { ...DEFAULT_WORK_TIMEOUTS };
+  for (const [kind, name] of Object.entries(DATABASE_TIMEOUT_VARIABLES) as [WorkKind, string][]) {
+    const raw = read(env, name);
+    if (raw === undefined) continue;
+    // PostgreSQL takes statement_timeout as a 32-bit integer of milliseconds.
+    if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 2_147_483_647) fail(name, `must be a whole number of milliseconds from 1 to 2147483647, got "${raw}"`);
+    timeouts[kind] = Number(raw);
+  }
+  return Object.freeze(timeouts);
 }
 
 function parseTrustProxy(env: Env): TrustProxy {
@@ -198,6 +219,7 @@ export function loadConfig(env: Env = process.env): Config {
     host,
     trustProxy: parseTrustProxy(env),
     databaseUrl,
+    databaseTimeouts: parseDatabaseTimeouts(env),
     redisUrl: parseUrl(env, 'REDIS_URL', ['redis:', 'rediss:']),
     siteTimezone,
     publicUrl,

@@ -12,6 +12,7 @@ describe('configuration', () => {
       host: '127.0.0.1',
       trustProxy: false,
       databaseUrl: 'sqlite:./data/booking.db',
+      databaseTimeouts: { requests: 5_000, background: 10_000, migrations: 600_000 },
       redisUrl: undefined,
       siteTimezone: 'UTC',
       publicUrl: 'http://127.0.0.1:3000',

@@ -60,9 +60,12 @@ class InCodeProvider implements MigrationProvider {
 
 export class MigrationError extends Error {}
 
-/** Applies pending migrations; Kysely's migrator locks, so concurrent starts apply each once. */
+/**
+ * Applies pending migrations, bounded as migrations (DB_MIGRATION_TIMEOUT_MS); Kysely's migrator
+ * locks, so concurrent starts apply each once.
+ */
 export async function migrateToLatest(handle: DatabaseHandle): Promise<string[]> {
-  const migrator = new Migrator({ db: handle.db, provider: new InCodeProvider(handle.dialect) });
+  const migrator = new Migrator({ db: handle.migrationDb, provider: new InCodeProvider(handle.dialect) });
   const { error, results }: MigrationResultSet = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName;

@@ -10,28 +10,50 @@ import {
   type QueryResult,
 } from 'kysely';
 import type { StatementCache } from './statement-cache.js';
+import { DEFAULT_WORK_TIMEOUTS } from './work-timeouts.js';
 
 /** Transactions committed together at most; a longer queue starts a new group. */
 export const MAX_GROUP_MEMBERS = 64;
 
 const MEMBER = 'bk_member';
 
-/** How long a transaction waits for the write lock held by another process (as busy_timeout would). */
-export const LOCK_WAIT_MS = 5000;
 /** Pauses between attempts at the lock, growing as SQLite's own busy handler's do. */
 const LOCK_RETRY_MS = [1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100];
 
-/** First come, first served: the writing connection runs one transaction at a time. */
+/** What a transaction fails with when the write lock stays taken past its wait, as SQLite's own busy wait does. */
+function lockWaitOver(waitMs: number): Error {
+  return Object.assign(new Error(`database is locked: the write lock stayed taken for ${waitMs} ms`), { code: 'SQLITE_BUSY' });
+}
+
+/**
+ * First come, first served: the writing connection runs one transaction at a time. A waiter gives
+ * up after its wait, since the holder may itself be waiting longer for another process's lock.
+ */
 class Mutex {
   private locked = false;
   private readonly waiting: (() => void)[] = [];
 
-  lock(): Promise<void> {
+  lock(waitMs = Infinity): Promise<void> {
     if (!this.locked) {
       this.locked = true;
       return Promise.resolve();
     }
-    return new Promise((resolve) => this.waiting.push(resolve));
+    return new Promise((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      const grant = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      if (Number.isFinite(waitMs)) {
+        timer = setTimeout(() => {
+          const place = this.waiting.indexOf(grant);
+          if (place < 0) return;
+          this.waiting.splice(place, 1);
+          reject(lockWaitOver(waitMs));
+        }, waitMs);
+      }
+      this.waiting.push(grant);
+    });
   }
 
   unlock(): void {
@@ -68,7 +90,11 @@ class GroupConnection implements DatabaseConnection {
   /** True from BEGIN until this transaction's savepoint is released or rolled back. */
   inTransaction = false;
 
-  constructor(private readonly driver: GroupCommitDriver) {}
+  constructor(
+    private readonly driver: GroupCommitDriver,
+    /** How long a transaction of this connection waits for the write lock, queue in this process included. */
+    readonly lockWaitMs: number,
+  ) {}
 
   executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     return this.driver.execute<R>(this, query);
@@ -111,6 +137,7 @@ export class GroupCommitDriver implements Driver {
   constructor(
     writer: SqliteConnection,
     private readonly reader: SqliteConnection | undefined,
+    private readonly lockWaitMs: number = DEFAULT_WORK_TIMEOUTS.requests,
   ) {
     this.writer = writer.database;
     this.writerStatements = writer.statements;
@@ -121,15 +148,32 @@ export class GroupCommitDriver implements Driver {
   }
 
   acquireConnection(): Promise<GroupConnection> {
-    return Promise.resolve(new GroupConnection(this));
+    return Promise.resolve(new GroupConnection(this, this.lockWaitMs));
+  }
+
+  /**
+   * This driver for another kind of work: the same connections, each transaction waiting for the
+   * write lock `lockWaitMs` at most. Destroying it leaves the connections open.
+   */
+  withLockWait(lockWaitMs: number): Driver {
+    return {
+      init: () => Promise.resolve(),
+      acquireConnection: () => Promise.resolve(new GroupConnection(this, lockWaitMs)),
+      beginTransaction: (connection) => this.beginTransaction(connection as GroupConnection),
+      commitTransaction: (connection) => this.commitTransaction(connection as GroupConnection),
+      rollbackTransaction: (connection) => this.rollbackTransaction(connection as GroupConnection),
+      releaseConnection: () => this.releaseConnection(),
+      destroy: () => Promise.resolve(),
+    };
   }
 
   async beginTransaction(connection: GroupConnection): Promise<void> {
-    await this.writeLock.lock();
+    const deadline = Date.now() + connection.lockWaitMs;
+    await this.writeLock.lock(connection.lockWaitMs);
     try {
       if (this.group && this.group.members >= MAX_GROUP_MEMBERS) this.commitGroup();
       if (!this.group) {
-        await this.beginImmediate();
+        await this.beginImmediate(deadline);
         this.group = new Group();
       }
       this.exec(`savepoint ${MEMBER}`);
@@ -148,15 +192,14 @@ export class GroupCommitDriver implements Driver {
    * event loop as SQLite's own busy wait would: reads go on meanwhile, and a holder in this
    * same process (a second instance in tests) can reach its COMMIT.
    */
-  private async beginImmediate(): Promise<void> {
-    const started = Date.now();
+  private async beginImmediate(deadline: number): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       try {
         this.exec('begin immediate');
         return;
       } catch (error) {
         const busy = (error as { code?: unknown }).code === 'SQLITE_BUSY';
-        if (!busy || Date.now() - started >= LOCK_WAIT_MS) throw error;
+        if (!busy || Date.now() >= deadline) throw error;
       }
       await new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_MS[Math.min(attempt, LOCK_RETRY_MS.length - 1)]));
     }
@@ -208,9 +251,9 @@ export class GroupCommitDriver implements Driver {
       const statement = this.reader.statements.prepare(query.sql);
       if (statement.readonly) return run<R>(statement, query.parameters);
     } else if (this.writerStatements.prepare(query.sql).readonly) {
-      return this.readUnderWriteLock(query);
+      return this.readUnderWriteLock(query, connection.lockWaitMs);
     }
-    return this.runAlone(query);
+    return this.runAlone(query, connection.lockWaitMs);
   }
 
   /**
@@ -225,8 +268,8 @@ export class GroupCommitDriver implements Driver {
     return statement.readonly && statement.reader ? (statement.all(parameters) as R[]) : undefined;
   }
 
-  private async runAlone<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    const connection = new GroupConnection(this);
+  private async runAlone<R>(query: CompiledQuery, lockWaitMs: number): Promise<QueryResult<R>> {
+    const connection = new GroupConnection(this, lockWaitMs);
     await this.beginTransaction(connection);
     let result: QueryResult<R>;
     try {
@@ -239,8 +282,8 @@ export class GroupCommitDriver implements Driver {
     return result;
   }
 
-  private async readUnderWriteLock<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    await this.writeLock.lock();
+  private async readUnderWriteLock<R>(query: CompiledQuery, lockWaitMs: number): Promise<QueryResult<R>> {
+    await this.writeLock.lock(lockWaitMs);
     try {
       return run<R>(this.writerStatements.prepare(query.sql), query.parameters);
     } finally {
@@ -299,8 +342,8 @@ export class GroupCommitDriver implements Driver {
   }
 }
 
-/** Kysely's SQLite dialect on a GroupCommitDriver. */
-export function groupCommitDialect(createDriver: () => GroupCommitDriver): Dialect {
+/** Kysely's SQLite dialect on a GroupCommitDriver (or one of its withLockWait views). */
+export function groupCommitDialect(createDriver: () => Driver): Dialect {
   return {
     createAdapter: () => new SqliteAdapter(),
     createDriver,

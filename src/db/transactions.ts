@@ -9,11 +9,12 @@ import { dialectOfDb, type Db, type Dialect } from './database.js';
  * guards cannot interleave with another writer of the same keys.
  *
  * SQLite: every transaction holds the write lock from BEGIN IMMEDIATE on (see GroupCommitDriver), the database's single
- * write lock at once (waiting up to busy_timeout), which serialises all writers, a superset of
- * per-key locking.
+ * write lock at once (waiting up to the bound of its kind of work, DB_*_TIMEOUT_MS), which
+ * serialises all writers, a superset of per-key locking.
  * PostgreSQL: a transaction-scoped advisory lock per key, taken in sorted order so that two
- * transactions locking overlapping sets cannot deadlock; READ COMMITTED then lets each statement
- * see what earlier lock holders committed. A key named both ways is taken exclusively. A
+ * transactions locking overlapping sets cannot deadlock (a wait for one ends at the statement
+ * bound, and the transaction rolls back); READ COMMITTED then lets each statement see what
+ * earlier lock holders committed. A key named both ways is taken exclusively. A
  * transaction PostgreSQL ends to break a deadlock (of row locks), or one that made a code another
  * row already has, runs again, three times at most.
  */

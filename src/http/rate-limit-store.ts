@@ -100,11 +100,12 @@ return counts
 `;
 
 // KEYS[1]: the live instances, each scored by when its announcement lapses. ARGV: this instance,
-// now, when its announcement lapses. Returns how many instances are alive.
+// now, when its announcement lapses, a lapse time. Returns how many instances are alive, and how
+// many announced themselves so recently that theirs lapses at or after the time given.
 const HEARTBEAT_SCRIPT = `
 redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[2])
-return redis.call('ZCARD', KEYS[1])
+return { redis.call('ZCARD', KEYS[1]), redis.call('ZCOUNT', KEYS[1], ARGV[4], '+inf') }
 `;
 
 // KEYS[1]: a token that lives as long as Redis keeps its data. ARGV[1]: a new token, set only if
@@ -135,7 +136,7 @@ return count
 
 type RateLimitRedis = Redis & {
   consumeRate(numberOfKeys: number, ...args: (string | number)[]): Promise<number[]>;
-  heartbeat(instances: string, instance: string, now: number, lapsesAt: number): Promise<number>;
+  heartbeat(instances: string, instance: string, now: number, lapsesAt: number, recentFrom: number | '+inf'): Promise<[number, number]>;
   adoptEpoch(epochKey: string, newEpoch: string): Promise<string>;
   restoreCount(counter: string, highestSeen: string, countersLost: 0 | 1, seen: number, alone: number, ttlMs: number): Promise<number>;
 };
@@ -171,6 +172,15 @@ interface WindowTally {
 interface Outage {
   since: number;
   grantedAlone: number;
+  /** The live instances this one knew of when Redis went away. */
+  instances: number;
+  countersLost: boolean;
+  /**
+   * When this instance handed its counts over to a Redis that answers again. From then on it
+   * counts in Redis, still within its share, until every instance has handed over (or has had the
+   * time to): until then the counters lack what the others granted alone.
+   */
+  handedOverAt?: number;
 }
 
 /**
@@ -198,7 +208,6 @@ export class RedisRateLimitStore implements RateLimitStore {
     private readonly clock: () => number,
     private readonly log: RateLimitLog,
   ) {
-    redis.on('error', () => {});
     // A dropped connection opens the circuit before any request finds it dropped.
     redis.on('end', () => {
       if (!this.closing) this.open(new Error('connection to Redis closed'));
@@ -254,14 +263,19 @@ export class RedisRateLimitStore implements RateLimitStore {
   async consume(id: string, windows: readonly RateWindow[], now: number): Promise<RateDecision> {
     this.sweep(now);
     const keys = windows.map((w) => `bk:rl:${id}:${w.durationMs}:${windowStart(now, w.durationMs)}`);
-    if (this.outage) return this.consumeAlone(keys, windows, now);
+    const outage = this.outage;
+    if (outage && outage.handedOverAt === undefined) return this.decideByShare(keys, windows, now, true);
+    if (outage) {
+      const byShare = this.decideByShare(keys, windows, now, false);
+      if (!byShare.allowed) return byShare;
+    }
     const ttls = windows.map((w) => windowStart(now, w.durationMs) + w.durationMs - now + 1000);
     let answer: number[];
     try {
       answer = await this.redis.consumeRate(keys.length, ...keys, ...windows.map((w) => w.limit), ...ttls);
     } catch (error) {
       this.open(error);
-      return this.consumeAlone(keys, windows, now);
+      return this.decideByShare(keys, windows, now, true);
     }
     const [allowed, ...counts] = answer;
     keys.forEach((key, i) => {
@@ -279,15 +293,21 @@ export class RedisRateLimitStore implements RateLimitStore {
     await this.redis.quit().catch(() => this.redis.disconnect());
   }
 
-  private consumeAlone(keys: readonly string[], windows: readonly RateWindow[], now: number): RateDecision {
+  /**
+   * The decision by this instance's share of each window during an outage. With `grantAlone`, an
+   * allowed request is granted and counted here; without, the caller counts it in Redis.
+   */
+  private decideByShare(keys: readonly string[], windows: readonly RateWindow[], now: number, grantAlone: boolean): RateDecision {
+    const outage = this.outage!;
     const tallies = keys.map((key, i) => this.tally(key, windows[i]!, now));
-    const room = tallies.map((t) => Math.min(t.limit - t.seen, Math.ceil(t.limit / this.liveInstances) - t.own) - t.alone);
+    const room = tallies.map((t) => Math.min(t.limit - t.seen, Math.ceil(t.limit / outage.instances) - t.own) - t.alone);
     const allowed = room.every((r) => r > 0);
-    if (allowed) {
+    const granted = allowed && grantAlone;
+    if (granted) {
       for (const tally of tallies) tally.alone += 1;
-      this.outage!.grantedAlone += 1;
+      outage.grantedAlone += 1;
     }
-    const counts = tallies.map((t, i) => t.limit - Math.max(0, room[i]! - (allowed ? 1 : 0)));
+    const counts = tallies.map((t, i) => t.limit - Math.max(0, room[i]! - (granted ? 1 : 0)));
     return decide(windows, counts, allowed, now);
   }
 
@@ -307,39 +327,56 @@ export class RedisRateLimitStore implements RateLimitStore {
     for (const [key, tally] of this.tallies) if (tally.endsAt <= now) this.tallies.delete(key);
   }
 
-  private async announce(): Promise<void> {
+  /** Announces this instance; returns how many instances announced themselves since `since`. */
+  private async announce(since?: number): Promise<number> {
     const now = this.clock();
-    this.liveInstances = Math.max(1, await this.redis.heartbeat(INSTANCES_KEY, this.instance, now, now + INSTANCE_LAPSE_MS));
+    const recentFrom = since === undefined ? '+inf' : since + INSTANCE_LAPSE_MS;
+    const [live, recent] = await this.redis.heartbeat(INSTANCES_KEY, this.instance, now, now + INSTANCE_LAPSE_MS, recentFrom);
+    this.liveInstances = Math.max(1, live);
+    return recent;
   }
 
   private open(error: unknown): void {
-    if (this.outage) return;
-    this.outage = { since: this.clock(), grantedAlone: 0 };
-    this.redis.disconnect();
+    if (this.redis.status !== 'end') this.redis.disconnect();
+    if (this.outage) {
+      // Lost again while handing over or rejoining: back to counting alone, still one outage.
+      this.outage.handedOverAt = undefined;
+      return;
+    }
+    this.outage = { since: this.clock(), grantedAlone: 0, instances: this.liveInstances, countersLost: false };
     this.log.warn(
       { err: error, liveInstances: this.liveInstances },
       `Redis unavailable: each instance grants every key its share of the limit (1/${this.liveInstances}) until Redis answers a probe`,
     );
   }
 
-  /** Reconnects, hands over what was counted alone, and closes the circuit; on any failure, stays open. */
+  /**
+   * Reconnects and hands over what was counted alone; once every instance it knew of has done so
+   * too (or has had the time to), closes the circuit. On any failure, counts alone again.
+   */
   private async probe(): Promise<void> {
     const outage = this.outage!;
-    let countersLost: boolean;
+    let handedOver: number;
     try {
-      await this.redis.connect();
-      const epoch = await this.redis.adoptEpoch(EPOCH_KEY, randomUUID());
-      countersLost = epoch !== this.epoch;
-      await this.handOver(countersLost);
-      this.epoch = epoch;
-      await this.announce();
-    } catch {
-      this.redis.disconnect();
+      if (outage.handedOverAt === undefined) {
+        await this.redis.connect();
+        const epoch = await this.redis.adoptEpoch(EPOCH_KEY, randomUUID());
+        const countersLost = epoch !== this.epoch;
+        await this.handOver(countersLost);
+        this.epoch = epoch;
+        outage.countersLost ||= countersLost;
+        outage.handedOverAt = this.clock();
+      }
+      // An instance announces itself only while it counts in Redis, so after having handed over.
+      handedOver = await this.announce(outage.handedOverAt);
+    } catch (error) {
+      this.open(error);
       return;
     }
+    if (handedOver < outage.instances && this.clock() < outage.handedOverAt + INSTANCE_LAPSE_MS) return;
     this.outage = undefined;
     this.log.info(
-      { outageMs: this.clock() - outage.since, grantedAlone: outage.grantedAlone, countersLost },
+      { outageMs: this.clock() - outage.since, grantedAlone: outage.grantedAlone, countersLost: outage.countersLost },
       `Redis available again after ${Math.round((this.clock() - outage.since) / 1000)} s: rate limits count in Redis again (${outage.grantedAlone} requests granted by this instance alone meanwhile)`,
     );
   }

@@ -100,8 +100,8 @@ return counts
 `;
 
 // KEYS[1]: the live instances, each scored by when its announcement lapses. ARGV: this instance,
-// now, when its announcement lapses, a lapse time. Returns how many instances are alive, and how
-// many announced themselves so recently that theirs lapses at or after the time given.
+// now, when this announcement lapses, and a time: returns how many instances are alive, and how
+// many of them announced themselves so recently that theirs lapses at that time or later.
 const HEARTBEAT_SCRIPT = `
 redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[2])

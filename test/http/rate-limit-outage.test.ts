@@ -1,11 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import net from 'node:net';
+import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/core/app.js';
 import { RedisRateLimitStore, type RateLimitLog } from '../../src/http/rate-limit-store.js';
 import { createKey } from '../../src/modules/api-keys/service.js';
-import { buildTestApp, createTestDatabase, type TestDatabase } from '../helper.js';
+import { buildApp } from '../../src/app.js';
+import { buildTestApp, createTestDatabase, testConfig, type TestDatabase } from '../helper.js';
 
 const STATUS = '/booking-api/v1/status';
 // Half a minute into an hour: the minute window stays open through the whole test.
@@ -182,6 +184,36 @@ describe('rate limits while Redis freezes, dies and comes back empty (two instan
       expect(lines.warn).toHaveLength(1);
       expect(lines.info).toHaveLength(1);
       expect(lines.info[0]![0]).toMatchObject({ outageMs: 10_000, countersLost: true, grantedAlone: expect.any(Number) });
+    }
+  });
+
+  it("reports to the app's log on its own: the outage when Redis dies, the recovery from its background probe", async () => {
+    const lines: { level: number; msg: string }[] = [];
+    const waiters: { match: (line: { level: number; msg: string }) => boolean; resolve: () => void }[] = [];
+    const logLine = (match: (line: { level: number; msg: string }) => boolean) =>
+      new Promise<void>((resolve) => (lines.some(match) ? resolve() : waiters.push({ match, resolve })));
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        const line = JSON.parse(chunk.toString()) as { level: number; msg: string };
+        lines.push(line);
+        for (const waiter of waiters) if (waiter.match(line)) waiter.resolve();
+        done();
+      },
+    });
+    const app = await buildApp(testConfig(database.url, { REDIS_URL: `redis://127.0.0.1:${redisPort}` }), { logger: { level: 'info', stream }, mailPollMs: false });
+    try {
+      await app.ready();
+      const isOutage = (line: { level: number; msg: string }) => line.level === 40 && line.msg.startsWith('Redis unavailable');
+      const isRecovery = (line: { level: number; msg: string }) => line.level === 30 && line.msg.startsWith('Redis available again');
+      await kill(redis);
+      await logLine(isOutage);
+      redis = await startRedis(redisPort);
+      // The probe runs each second on its own; the test's time limit bounds the wait.
+      await logLine(isRecovery);
+      expect(lines.filter(isOutage)).toHaveLength(1);
+      expect(lines.filter(isRecovery)).toHaveLength(1);
+    } finally {
+      await app.close();
     }
   });
 });

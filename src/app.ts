@@ -16,7 +16,7 @@ import { registerStrictInput } from './http/strict-input.js';
 import { registerIdempotency } from './http/idempotency.js';
 import { registerInputGuard } from './http/input-guard.js';
 import { openApiOptions } from './http/openapi.js';
-import { LOCAL_COUNTING_MS, MemoryRateLimitStore, RedisRateLimitStore, type RateLimitStore } from './http/rate-limit-store.js';
+import { MemoryRateLimitStore, RedisRateLimitStore, type RateLimitLog, type RateLimitStore } from './http/rate-limit-store.js';
 import { API_ROOT } from './http/route-config.js';
 import { SHARED_SCHEMAS } from './http/schemas.js';
 import { AJV_OPTIONS, sentTypeValidators } from './http/sent-types.js';
@@ -78,6 +78,8 @@ export interface AppOptions {
    * then deliver with `app.mailSender.runOnce()`. Default 5 s.
    */
   mailPollMs?: number | false;
+  /** A rate-limit store the caller made (tests: Redis stores whose upkeep they drive), used instead of REDIS_URL's. */
+  rateLimits?: RateLimitStore;
 }
 
 /** Opens the database, applies migrations and assembles the service. The caller listens and closes. */
@@ -152,16 +154,21 @@ function serverTimeouts(limits: ServerLimits) {
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<App> {
   const database: DatabaseHandle = openDatabase(config.databaseUrl, { backgroundCheckpoints: true, timeouts: config.databaseTimeouts });
   let rateLimits: RateLimitStore;
+  let redisRateLimits: RedisRateLimitStore | undefined;
   let manageLinks: ManageLinks;
   // The store is connected before the app and its log exist; it reports outages there once they do.
-  let warnOfOutage: (error: unknown) => void = () => {};
+  let rateLimitLog: RateLimitLog = { warn: () => {}, info: () => {} };
   try {
     await migrateToLatest(database);
     await initialiseSettings(database.db, config.siteTimezone);
     manageLinks = new ManageLinks(config.publicUrl, loadManageLinkSecret(config.manageLinkSecret));
-    rateLimits = config.redisUrl
-      ? await RedisRateLimitStore.connect(config.redisUrl, (error) => warnOfOutage(error))
-      : new MemoryRateLimitStore();
+    if (options.rateLimits) rateLimits = options.rateLimits;
+    else if (config.redisUrl) {
+      rateLimits = redisRateLimits = await RedisRateLimitStore.connect(config.redisUrl, {
+        clock: options.now ?? Date.now,
+        log: { warn: (fields, message) => rateLimitLog.warn(fields, message), info: (fields, message) => rateLimitLog.info(fields, message) },
+      });
+    } else rateLimits = new MemoryRateLimitStore();
   } catch (error) {
     await database.destroy();
     throw error;
@@ -191,7 +198,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   // Beyond this, Node closes a new connection as it arrives: every one holds a descriptor.
   app.server.maxConnections = config.server.maxConnections;
 
-  warnOfOutage = (error) => app.log.warn({ err: error }, `Redis unavailable: rate limits count in each instance alone for ${LOCAL_COUNTING_MS / 1000} s`);
+  rateLimitLog = app.log;
   const audit = new AuditRecorder(database.backgroundDb, app.log);
   const mailSender = new MailSender({ db: database.backgroundDb, smtpUrl: config.smtpUrl, from: config.mailFrom, log: app.log, manageUrl: (booking) => manageLinks.url('customer', booking) });
 
@@ -202,6 +209,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   app.decorate('mailSender', mailSender);
   app.addHook('onReady', async () => {
     if (options.mailPollMs !== false) mailSender.start(options.mailPollMs ?? DEFAULT_POLL_MS);
+    redisRateLimits?.startUpkeep();
   });
   app.addHook('onClose', async () => {
     await mailSender.stop();

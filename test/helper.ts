@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import { buildApp } from '../src/app.js';
+import { buildApp, type AppOptions } from '../src/app.js';
 import type { App } from '../src/core/app.js';
 import { runCli } from '../src/cli.js';
 import { loadConfig } from '../src/config.js';
@@ -40,11 +40,12 @@ export interface TestAppOptions {
   /** Runs before app.ready(): tests may add routes of their own here. */
   beforeReady?: (app: App) => void;
   now?: () => number;
+  rateLimits?: AppOptions['rateLimits'];
 }
 
 export async function buildTestApp(databaseUrl: string, env: TestEnv = {}, options: TestAppOptions = {}): Promise<App> {
   // Tests deliver mail explicitly (app.mailSender.runOnce()), so outbox rows stay as written until then.
-  const app = await buildApp(testConfig(databaseUrl, env), { logger: false, mailPollMs: false, now: options.now });
+  const app = await buildApp(testConfig(databaseUrl, env), { logger: false, mailPollMs: false, now: options.now, rateLimits: options.rateLimits });
   options.beforeReady?.(app);
   // No drift: every answer a test receives must be one the app's own OpenAPI document declares.
   enforceResponseContract(app);

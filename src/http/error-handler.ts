@@ -202,7 +202,8 @@ function drainAfterAnswer(request: FastifyRequest, reply: FastifyReply): void {
     const body = request.raw;
     if (body.complete) return;
     let read = 0;
-    const cut = () => body.socket.destroy();
+    // Destroying the request destroys its socket (an injected request has none).
+    const cut = () => body.destroy();
     const timer = setTimeout(cut, OVERSIZED_DRAIN.ms);
     timer.unref();
     body.on('data', (chunk: Buffer) => {

@@ -1,10 +1,9 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setAdminPassword } from '../../src/modules/admin/password.js';
 import { connectAgent, insertAgent, insertBooking, insertCustomer, insertLocation, insertService } from '../fixtures.js';
 import { launchChromium } from '../browser.js';
 import { DIALECTS, useTestApp } from '../helper.js';
-import { PASSWORD } from './session.js';
+import { PASSWORD, storeCheapAdminPassword } from './session.js';
 
 describe.each(DIALECTS)('admin page in Chromium (%s)', (dialect) => {
   const t = useTestApp(dialect);
@@ -15,7 +14,7 @@ describe.each(DIALECTS)('admin page in Chromium (%s)', (dialect) => {
   let bookingCode: string;
 
   beforeAll(async () => {
-    await setAdminPassword(t.db, PASSWORD);
+    await storeCheapAdminPassword(t.db);
     const agentId = await insertAgent(t.db, { first_name: 'Grace', last_name: 'Hopper' });
     const serviceId = await insertService(t.db, { name: 'Consultation' });
     const locationId = await insertLocation(t.db);

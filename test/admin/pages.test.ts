@@ -1,5 +1,4 @@
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { setAdminPassword } from '../../src/modules/admin/password.js';
 import { hashKey } from '../../src/modules/api-keys/service.js';
 import { insertEntries } from '../../src/modules/audit/repository.js';
 import { enqueueMail } from '../../src/modules/mail/outbox.js';
@@ -9,7 +8,7 @@ import { getSettings } from '../../src/modules/settings/service.js';
 import { connectAgent, insertAgent, insertBooking, insertCustomer, insertLocation, insertService } from '../fixtures.js';
 import { MAX_ADVANCE_DAYS } from '../../src/core/limits.js';
 import { DIALECTS, useTestApp } from '../helper.js';
-import { csrfOf, form, FORM, PASSWORD, signIn, type Signed } from './session.js';
+import { csrfOf, form, FORM, signIn, type Signed, storeCheapAdminPassword } from './session.js';
 
 const WEEKLY_FORM = {
   monday: '09:00-12:00, 13:00-17:00',
@@ -25,7 +24,7 @@ describe.each(DIALECTS)('admin pages (%s)', (dialect) => {
   const t = useTestApp(dialect);
   let s: Signed;
   beforeAll(async () => {
-    await setAdminPassword(t.db, PASSWORD);
+    await storeCheapAdminPassword(t.db);
     s = await signIn(t.app);
   });
 

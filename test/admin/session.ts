@@ -1,6 +1,24 @@
+import { randomBytes, scryptSync } from 'node:crypto';
 import type { App } from '../../src/core/app.js';
+import type { Db } from '../../src/db/database.js';
+import { ADMIN_PASSWORD_KEY } from '../../src/modules/admin/password.js';
+import { nowIso } from '../../src/lib/time.js';
+import { upsertSetting } from '../../src/modules/settings/index.js';
 
 export const PASSWORD = 'correct horse battery';
+
+/**
+ * Stores the admin password hashed at a low scrypt cost. The cost travels with the hash and a
+ * sign-in verifies at the stored cost, so tests that sign in or guess dozens of times do not each
+ * pay the production cost (32 MiB and tens of milliseconds a check); auth.test.ts keeps it.
+ */
+export async function storeCheapAdminPassword(db: Db, password = PASSWORD): Promise<void> {
+  const cost = { N: 1024, r: 8, p: 1 };
+  const salt = randomBytes(16);
+  const hash = scryptSync(password.normalize('NFC'), salt, 32, cost);
+  const value = ['scrypt', cost.N, cost.r, cost.p, salt.toString('base64'), hash.toString('base64')].join('$');
+  await upsertSetting(db, ADMIN_PASSWORD_KEY, value, nowIso());
+}
 
 export interface Signed {
   /** Cookie header value carrying the session. */

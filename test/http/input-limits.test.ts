@@ -2,9 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { MONDAY, newSite, requester } from '../bookings/setup.js';
 import { DIALECTS, useTestApp, type Json } from '../helper.js';
 import type { Db } from '../../src/db/database.js';
-import { setAdminPassword } from '../../src/modules/admin/password.js';
 import { MAX_FORM_TEXT_LENGTH } from '../../src/modules/admin/session-plugin.js';
-import { form, FORM, PASSWORD, postLogin, signIn } from '../admin/session.js';
+import { form, FORM, postLogin, signIn, storeCheapAdminPassword } from '../admin/session.js';
 
 /**
  * Formats whose values have a bounded length of their own, so a string of that format needs no
@@ -197,7 +196,7 @@ describe.each(DIALECTS)('request text within bounds (%s)', (dialect) => {
   });
 
   it('admin forms: a text over the longest password is refused with its field named; shorter ones meet the field\'s own rule', async () => {
-    await setAdminPassword(t.db, PASSWORD);
+    await storeCheapAdminPassword(t.db);
     const login = await postLogin(t.app, long(MAX_FORM_TEXT_LENGTH + 1), '10.0.0.41');
     expect(login.statusCode).toBe(400);
     expect(login.body).toContain('The field password is longer than 1024 characters.');

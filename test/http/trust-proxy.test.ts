@@ -1,10 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/core/app.js';
 import { FAILED_AUTH_PER_MINUTE } from '../../src/http/auth.js';
-import { setAdminPassword } from '../../src/modules/admin/password.js';
 import { LOGIN_ATTEMPTS } from '../../src/modules/admin/session-plugin.js';
 import { DIALECTS, useTestApp, type TestApp } from '../helper.js';
-import { PASSWORD, postLogin } from '../admin/session.js';
+import { PASSWORD, postLogin, storeCheapAdminPassword } from '../admin/session.js';
 
 const STATUS = '/booking-api/v1/status';
 const WRONG_KEY = 'bk_test_nopenopenopenopenopenopenopenope';
@@ -39,7 +38,7 @@ async function auditedAddresses(t: TestApp): Promise<string[]> {
 describe.each(DIALECTS)('client addresses behind a proxy (%s)', (dialect) => {
   describe('without TRUST_PROXY', () => {
     const t = useTestApp(dialect, {}, { now });
-    beforeAll(() => setAdminPassword(t.db, PASSWORD));
+    beforeAll(() => storeCheapAdminPassword(t.db));
 
     it('takes the peer for the client: every forwarded client shares its limits, and the audit shows the peer', async () => {
       await wrongPasswords(t.app, PROXY, (i) => `198.51.100.${i}`);
@@ -53,7 +52,7 @@ describe.each(DIALECTS)('client addresses behind a proxy (%s)', (dialect) => {
 
   describe.each(['127.0.0.1', '10.9.0.0/16, 127.0.0.0/8'])('with TRUST_PROXY=%s', (trustProxy) => {
     const t = useTestApp(dialect, { TRUST_PROXY: trustProxy }, { now });
-    beforeAll(() => setAdminPassword(t.db, PASSWORD));
+    beforeAll(() => storeCheapAdminPassword(t.db));
 
     it('limits each forwarded client alone (a spoofed first entry does not help), audits its address and believes its protocol', async () => {
       // The attacker writes any X-Forwarded-For it likes; the proxy appends the address it sees.

@@ -5,6 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import type { App } from './core/app.js';
+import { Outage, type Schedule } from './core/outage.js';
 import type { Site } from './core/site.js';
 import type { Config, TrustProxy } from './config.js';
 import { openDatabase, type DatabaseHandle, type Db } from './db/database.js';
@@ -75,6 +76,8 @@ export interface AppOptions {
    * then deliver with `app.mailSender.runOnce()`. Default 5 s.
    */
   mailPollMs?: number | false;
+  /** When the database outage's probes run (tests run them themselves). Default: timers. */
+  outageProbes?: Schedule;
 }
 
 /** Opens the database, applies migrations and assembles the service. The caller listens and closes. */
@@ -166,6 +169,15 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   warnOfOutage = (error) => app.log.warn({ err: error }, `Redis unavailable: rate limits count in each instance alone for ${LOCAL_COUNTING_MS / 1000} s`);
   const audit = new AuditRecorder(database.db, app.log);
+  database.storage?.logTo(app.log);
+  // Ends when the database answers again: for SQLite, when a write fits on its disk again.
+  const databaseOutage = new Outage('database', app.log, {
+    probe: async () => {
+      if (database.storage?.diskFull) throw new Error('the disk is still full');
+      await sql`select 1`.execute(database.db);
+    },
+    schedule: options.outageProbes,
+  });
   const mailSender = new MailSender({ db: database.db, smtpUrl: config.smtpUrl, from: config.mailFrom, log: app.log, manageUrl: (booking) => manageLinks.url('customer', booking) });
 
   app.decorate('db', database.db);
@@ -177,6 +189,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     if (options.mailPollMs !== false) mailSender.start(options.mailPollMs ?? DEFAULT_POLL_MS);
   });
   app.addHook('onClose', async () => {
+    databaseOutage.stop();
     await mailSender.stop();
     await audit.close();
     await rateLimits.close();
@@ -197,7 +210,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     done();
   });
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
-  registerErrorHandler(app);
+  registerErrorHandler(app, databaseOutage);
   registerJsonBodies(app);
   registerStrictInput(app);
   registerAuth(app, { findKey: (presented) => findActiveKey(database.db, presented), nodeEnv: config.nodeEnv, rateLimits, audit, now: options.now ?? Date.now });
@@ -219,6 +232,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
+    if (database.storage?.diskFull) {
+      return reply.status(503).header('retry-after', String(UNAVAILABLE_RETRY_AFTER_S)).send({ status: 'unavailable', reason: 'disk_full' });
+    }
     try {
       await sql`select 1`.execute(database.db);
       return { status: 'ready' };

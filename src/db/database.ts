@@ -7,6 +7,7 @@ import { foldCase } from '../lib/text.js';
 import { startCheckpointer } from './checkpointer.js';
 import { allowDirectReads, statementName } from './prepared.js';
 import { GroupCommitDriver, groupCommitDialect } from './sqlite-driver.js';
+import { SqliteStorage } from './sqlite-storage.js';
 import { withStatementCache } from './statement-cache.js';
 import { withWriteScopes } from './write-scope.js';
 
@@ -24,6 +25,8 @@ export type Db = Kysely<Database>;
 export interface DatabaseHandle {
   readonly db: Db;
   readonly dialect: Dialect;
+  /** SQLite: whether its disk is full, and where its checkpoint failures are logged. */
+  readonly storage?: SqliteStorage;
   /** Closes every connection; the handle is unusable afterwards. */
   destroy(): Promise<void>;
 }
@@ -129,17 +132,20 @@ export function openDatabase(url: string, options: OpenOptions = {}): DatabaseHa
   if (dialect === 'sqlite') {
     const file = sqliteFile(url);
     const { writer, reader } = openSqlite(file);
-    const checkpointer = options.backgroundCheckpoints && file !== ':memory:' ? startCheckpointer(file) : undefined;
+    const storage = new SqliteStorage();
+    const checkpointer = options.backgroundCheckpoints && file !== ':memory:' ? startCheckpointer(file, storage) : undefined;
     if (checkpointer) writer.pragma(`wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`);
     const driver = new GroupCommitDriver(
       { database: writer, statements: withStatementCache(writer) },
       reader && { database: reader, statements: withStatementCache(reader) },
+      storage,
     );
     const db = new Kysely<Database>({ dialect: withWriteScopes(groupCommitDialect(() => driver)) });
     allowDirectReads(db, (sql, parameters) => driver.readNow(sql, parameters));
     return {
       db,
       dialect,
+      storage,
       destroy: async () => {
         // First the worker: the last connection to close folds the log back into the file.
         await checkpointer?.stop();

@@ -9,6 +9,7 @@ import {
   type Driver,
   type QueryResult,
 } from 'kysely';
+import { isDiskFull, SqliteStorage, type CheckpointResult } from './sqlite-storage.js';
 import type { StatementCache } from './statement-cache.js';
 
 /** Transactions committed together at most; a longer queue starts a new group. */
@@ -111,6 +112,7 @@ export class GroupCommitDriver implements Driver {
   constructor(
     writer: SqliteConnection,
     private readonly reader: SqliteConnection | undefined,
+    private readonly storage = new SqliteStorage(),
   ) {
     this.writer = writer.database;
     this.writerStatements = writer.statements;
@@ -203,7 +205,7 @@ export class GroupCommitDriver implements Driver {
   }
 
   async execute<R>(connection: GroupConnection, query: CompiledQuery): Promise<QueryResult<R>> {
-    if (connection.inTransaction) return run<R>(this.writerStatements.prepare(query.sql), query.parameters);
+    if (connection.inTransaction) return this.write<R>(query);
     if (this.reader) {
       const statement = this.reader.statements.prepare(query.sql);
       if (statement.readonly) return run<R>(statement, query.parameters);
@@ -237,6 +239,16 @@ export class GroupCommitDriver implements Driver {
     }
     await this.commitTransaction(connection);
     return result;
+  }
+
+  /** A statement of a transaction on the writing connection, noting a disk too full for it. */
+  private write<R>(query: CompiledQuery): QueryResult<R> {
+    try {
+      return run<R>(this.writerStatements.prepare(query.sql), query.parameters);
+    } catch (error) {
+      if (isDiskFull(error)) this.storage.writeRefused();
+      throw error;
+    }
   }
 
   private async readUnderWriteLock<R>(query: CompiledQuery): Promise<QueryResult<R>> {
@@ -273,12 +285,29 @@ export class GroupCommitDriver implements Driver {
     try {
       this.exec('commit');
     } catch (error) {
+      if (isDiskFull(error)) this.storage.writeRefused();
       this.failGroup(error);
       return;
     }
     const group = this.group!;
     this.group = undefined;
     group.resolve();
+    if (this.storage.diskFull) this.storage.writeResumed();
+    if (this.storage.truncationPending) this.truncateLog();
+  }
+
+  /**
+   * Gives the write-ahead log's space back once writes fit again: under load the log is never
+   * empty when a writer starts, so SQLite keeps reusing and growing it, into the space just
+   * freed. Busy (a reader or the checkpointer in the way) leaves it to the next commit.
+   */
+  private truncateLog(): void {
+    try {
+      const [result] = this.writer.pragma('wal_checkpoint(TRUNCATE)') as CheckpointResult[];
+      if (result && result.busy === 0) this.storage.walTruncated(result);
+    } catch (error) {
+      this.storage.checkpointFailed(error);
+    }
   }
 
   private failGroup(error: unknown): void {

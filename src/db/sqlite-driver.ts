@@ -46,6 +46,8 @@ class Mutex {
 class Group {
   members = 0;
   flushScheduled = false;
+  /** A member that ran a statement that may write was released into it: only such a COMMIT shows the disk has room. */
+  wrote = false;
   readonly committed: Promise<void>;
   resolve!: () => void;
   reject!: (error: unknown) => void;
@@ -68,6 +70,8 @@ export interface SqliteConnection {
 class GroupConnection implements DatabaseConnection {
   /** True from BEGIN until this transaction's savepoint is released or rolled back. */
   inTransaction = false;
+  /** This transaction ran a statement that may write. */
+  wrote = false;
 
   constructor(private readonly driver: GroupCommitDriver) {}
 
@@ -169,6 +173,7 @@ export class GroupCommitDriver implements Driver {
     // A failing RELEASE leaves the transaction open: Kysely rolls it back next.
     this.exec(`release ${MEMBER}`);
     connection.inTransaction = false;
+    if (connection.wrote) group.wrote = true;
     this.leave(group);
     await group.committed;
   }
@@ -205,7 +210,7 @@ export class GroupCommitDriver implements Driver {
   }
 
   async execute<R>(connection: GroupConnection, query: CompiledQuery): Promise<QueryResult<R>> {
-    if (connection.inTransaction) return this.write<R>(query);
+    if (connection.inTransaction) return this.write<R>(connection, query);
     if (this.reader) {
       const statement = this.reader.statements.prepare(query.sql);
       if (statement.readonly) return run<R>(statement, query.parameters);
@@ -242,9 +247,12 @@ export class GroupCommitDriver implements Driver {
   }
 
   /** A statement of a transaction on the writing connection, noting a disk too full for it. */
-  private write<R>(query: CompiledQuery): QueryResult<R> {
+  private write<R>(connection: GroupConnection, query: CompiledQuery): QueryResult<R> {
+    const statement = this.writerStatements.prepare(query.sql);
     try {
-      return run<R>(this.writerStatements.prepare(query.sql), query.parameters);
+      const result = run<R>(statement, query.parameters);
+      if (!statement.readonly) connection.wrote = true;
+      return result;
     } catch (error) {
       if (isDiskFull(error)) this.storage.writeRefused();
       throw error;
@@ -292,7 +300,7 @@ export class GroupCommitDriver implements Driver {
     const group = this.group!;
     this.group = undefined;
     group.resolve();
-    if (this.storage.diskFull) this.storage.writeResumed();
+    if (group.wrote && this.storage.diskFull) this.storage.writeResumed();
     if (this.storage.truncationPending) this.truncateLog();
   }
 

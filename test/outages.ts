@@ -1,6 +1,8 @@
 import net from 'node:net';
 import { Writable } from 'node:stream';
-import type { Schedule } from '../src/core/outage.js';
+import { sql } from 'kysely';
+import type { OutageLogger, Schedule } from '../src/core/outage.js';
+import type { Db } from '../src/db/database.js';
 
 export interface LogLine {
   level: number;
@@ -11,9 +13,19 @@ export interface LogLine {
 const WARN = 40;
 const INFO = 30;
 
-/** Every line a pino logger writes to `stream`, parsed. */
-export function captureLog(): { stream: Writable; lines: LogLine[]; warnings(about: string): LogLine[]; infos(about: string): LogLine[] } {
+/** Every line a pino logger writes to `stream`, parsed, and every line given to `logger`. */
+export function captureLog(): {
+  stream: Writable;
+  logger: OutageLogger;
+  lines: LogLine[];
+  warnings(about: string): LogLine[];
+  infos(about: string): LogLine[];
+} {
   const lines: LogLine[] = [];
+  const logger: OutageLogger = {
+    warn: (fields, msg) => lines.push({ ...fields, level: WARN, msg }),
+    info: (fields, msg) => lines.push({ ...fields, level: INFO, msg }),
+  };
   const stream = new Writable({
     write(chunk: Buffer, _encoding, done) {
       for (const line of chunk.toString().split('\n')) if (line.trim()) lines.push(JSON.parse(line) as LogLine);
@@ -21,7 +33,7 @@ export function captureLog(): { stream: Writable; lines: LogLine[]; warnings(abo
     },
   });
   const matching = (level: number, about: string) => lines.filter((line) => line.level === level && line.msg.startsWith(about));
-  return { stream, lines, warnings: (about) => matching(WARN, about), infos: (about) => matching(INFO, about) };
+  return { stream, logger, lines, warnings: (about) => matching(WARN, about), infos: (about) => matching(INFO, about) };
 }
 
 /** A Schedule whose work runs only when the test says so. */
@@ -100,4 +112,23 @@ export class RefusingProxy {
     socket.on('error', () => socket.destroy());
     return socket;
   }
+}
+
+/**
+ * SQLite answers a write past max_page_count with SQLITE_FULL, "database or disk is full",
+ * exactly as it answers a full disk: a test fills its "disk" without root ('current': no page
+ * more than the database has now, its free pages taken by a blob). The pragma holds for the
+ * connection that runs it, so it runs inside a transaction, on the writing connection.
+ */
+export async function limitSqlitePages(db: Db, pages: 'current' | number): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    if (pages !== 'current') {
+      await sql.raw(`pragma max_page_count = ${pages}`).execute(trx);
+      return;
+    }
+    const pragma = async (name: string) => (await sql.raw<Record<string, number>>(`pragma ${name}`).execute(trx)).rows[0]![name]!;
+    await sql`create table if not exists free_pages_taken (pages blob not null)`.execute(trx);
+    await sql`insert into free_pages_taken (pages) values (zeroblob(${(await pragma('freelist_count')) * (await pragma('page_size'))}))`.execute(trx);
+    await sql.raw(`pragma max_page_count = ${await pragma('page_count')}`).execute(trx);
+  });
 }

@@ -3,23 +3,10 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import type { App } from '../../src/core/app.js';
-import type { Db } from '../../src/db/database.js';
 import { createKey } from '../../src/modules/api-keys/service.js';
 import { createTestDatabase, testConfig, type TestDatabase } from '../helper.js';
-import { captureLog, manualSchedule } from '../outages.js';
+import { captureLog, limitSqlitePages, manualSchedule } from '../outages.js';
 import { enforceResponseContract } from '../response-contract.js';
-
-/**
- * SQLite answers a write past max_page_count with SQLITE_FULL, "database or disk is full",
- * exactly as it answers a full disk: the test fills its "disk" without root. The pragma holds
- * for the connection that runs it, so it runs inside a transaction, on the writing connection.
- */
-async function limitPages(db: Db, pages: 'current' | number): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    const limit = pages === 'current' ? (await sql<{ page_count: number }>`pragma page_count`.execute(trx)).rows[0]!.page_count : pages;
-    await sql.raw(`pragma max_page_count = ${limit}`).execute(trx);
-  });
-}
 
 describe('SQLite with a full disk', () => {
   const log = captureLog();
@@ -59,7 +46,7 @@ describe('SQLite with a full disk', () => {
     });
     expect(fs.statSync(walFile).size).toBeGreaterThan(1_500_000);
 
-    await limitPages(app.db, 'current');
+    await limitSqlitePages(app.db, 'current');
     let refused;
     for (let attempt = 0; attempt < 200 && !refused; attempt++) {
       const res = await createCustomer();
@@ -82,7 +69,7 @@ describe('SQLite with a full disk', () => {
 
     // Space freed: the next write fits, and the log gives its space back (a checkpoint the
     // background worker holds at that moment defers it to a following commit).
-    await limitPages(app.db, 1_000_000);
+    await limitSqlitePages(app.db, 1_000_000);
     for (let attempt = 0; attempt < 20 && log.infos('SQLite has room again').length === 0; attempt++) {
       expect((await createCustomer()).statusCode).toBe(201);
     }

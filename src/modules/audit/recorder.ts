@@ -58,6 +58,7 @@ export class AuditRecorder {
    * the next waits out its backoff: until then a flush leaves the entries buffered.
    */
   async flush(): Promise<void> {
+    while (this.flushing) await this.flushing;
     if (this.now() < this.retryAt) return;
     await this.write();
   }

@@ -53,25 +53,25 @@ describe.each(DIALECTS)('the audit writer while the database is away (%s)', (dia
     attempts.mockClear();
     // Past 200 entries every request asks for a flush: one attempt is made, then the backoff holds.
     for (let i = 0; i < 300; i++) recorder.record(entry());
-    for (let i = 0; i < 10; i++) await recorder.flush();
+    for (let i = 0; i < 10; i++) await recorder.flushWhenDue();
     expect(attempts).toHaveBeenCalledTimes(1);
 
     clock += 999;
-    await recorder.flush();
+    await recorder.flushWhenDue();
     expect(attempts).toHaveBeenCalledTimes(1);
     clock += 1;
-    await recorder.flush();
+    await recorder.flushWhenDue();
     expect(attempts).toHaveBeenCalledTimes(2);
     // The pause doubles: 2 s now.
     clock += 1000;
-    await recorder.flush();
+    await recorder.flushWhenDue();
     expect(attempts).toHaveBeenCalledTimes(2);
     expect(log.warnings('audit log writes unavailable')).toHaveLength(1);
 
     await outage.end();
     attempts.mockRestore();
     clock += 1000;
-    await recorder.flush();
+    await recorder.flushWhenDue();
     expect(await written()).toBe(before + 300);
     expect(log.infos('audit log writes available again')).toEqual([expect.objectContaining({ refused: 2, written: 300 })]);
     expect(log.warnings('audit log writes unavailable')).toHaveLength(1);

@@ -43,21 +43,26 @@ export class AuditRecorder {
     this.now = options.now ?? Date.now;
     this.wait = options.wait ?? wait;
     this.outage = new Outage('audit log writes', log, { now: this.now });
-    this.timer = setInterval(() => void this.flush(), FLUSH_INTERVAL_MS);
+    this.timer = setInterval(() => void this.flushWhenDue(), FLUSH_INTERVAL_MS);
     this.timer.unref();
   }
 
   record(entry: NewAuditEntry): void {
     this.buffer.push(entry);
     if (this.buffer.length > MAX_BUFFERED) this.buffer.splice(0, this.buffer.length - MAX_BUFFERED);
-    if (this.buffer.length >= FLUSH_AT_ENTRIES) void this.flush();
+    if (this.buffer.length >= FLUSH_AT_ENTRIES) void this.flushWhenDue();
+  }
+
+  /** Writes everything recorded so far, now; concurrent callers share one write. */
+  async flush(): Promise<void> {
+    await this.write();
   }
 
   /**
-   * Writes everything recorded so far; concurrent callers share one write. After a failed write
-   * the next waits out its backoff: until then a flush leaves the entries buffered.
+   * What the timer and a full buffer ask for: as flush, unless the pause after a failed write
+   * still runs, when the entries stay buffered. Under load a full buffer asks at every request.
    */
-  async flush(): Promise<void> {
+  async flushWhenDue(): Promise<void> {
     while (this.flushing) await this.flushing;
     if (this.now() < this.retryAt) return;
     await this.write();

@@ -190,8 +190,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   });
   app.addHook('onClose', async () => {
     databaseOutage.stop();
-    await mailSender.stop();
+    // First the audit buffer: a mail delivery slow to stop must not eat the shutdown's grace before it is written.
     await audit.close();
+    await mailSender.stop();
     await rateLimits.close();
     await database.destroy();
   });

@@ -94,4 +94,18 @@ describe.each(DIALECTS)('the audit writer while the database is away (%s)', (dia
     expect(waits).toBe(2);
     expect(await written()).toBe(before + 300);
   });
+
+  it('says how many entries it could not write when the database stays away through closing', async () => {
+    const log = captureLog();
+    const recorder = new AuditRecorder(handle.db, log.logger, { wait: async () => undefined });
+    await outage.begin();
+    try {
+      for (let i = 0; i < 300; i++) recorder.record(entry());
+      await recorder.close();
+    } finally {
+      await outage.end();
+    }
+    expect(log.warnings('audit log entries not written')).toEqual([expect.objectContaining({ lost: 300 })]);
+    expect(log.warnings('audit log writes unavailable')).toHaveLength(1);
+  });
 });

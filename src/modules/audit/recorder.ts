@@ -37,7 +37,7 @@ export class AuditRecorder {
 
   constructor(
     private readonly db: Db,
-    log: OutageLogger,
+    private readonly log: OutageLogger,
     options: AuditRecorderOptions = {},
   ) {
     this.now = options.now ?? Date.now;
@@ -75,7 +75,7 @@ export class AuditRecorder {
       if (await this.write()) return;
       await this.wait(pause);
     }
-    await this.write();
+    if (!(await this.write())) this.log.warn({ lost: this.buffer.length }, 'audit log entries not written before closing');
   }
 
   /** True once everything recorded so far is written. */

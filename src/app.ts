@@ -4,6 +4,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyRequest } from 'fastify';
 import type { App } from './core/app.js';
+import { Outage, type Schedule } from './core/outage.js';
 import type { Site } from './core/site.js';
 import type { Config, ServerLimits, TrustProxy } from './config.js';
 import { openDatabase, readinessCheck, type DatabaseHandle, type Db } from './db/database.js';
@@ -80,6 +81,8 @@ export interface AppOptions {
   mailPollMs?: number | false;
   /** A rate-limit store the caller made (tests: Redis stores whose upkeep they drive), used instead of REDIS_URL's. */
   rateLimits?: RateLimitStore;
+  /** When the database outage's probes run (tests run them themselves). Default: timers. */
+  outageProbes?: Schedule;
 }
 
 /** Opens the database, applies migrations and assembles the service. The caller listens and closes. */
@@ -200,6 +203,16 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   rateLimitLog = app.log;
   const audit = new AuditRecorder(database.backgroundDb, app.log);
+  database.storage?.logTo(app.log);
+  const databaseAnswers = readinessCheck(database.db);
+  // Ends when the database answers again: for SQLite, when a write fits on its disk again.
+  const databaseOutage = new Outage('database', app.log, {
+    probe: async () => {
+      if (database.storage?.diskFull) throw new Error('the disk is still full');
+      if (!(await databaseAnswers(READINESS_CHECK_MS))) throw new Error('the database does not answer');
+    },
+    schedule: options.outageProbes,
+  });
   const mailSender = new MailSender({ db: database.backgroundDb, smtpUrl: config.smtpUrl, from: config.mailFrom, log: app.log, manageUrl: (booking) => manageLinks.url('customer', booking) });
 
   app.decorate('db', database.db);
@@ -212,8 +225,10 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     redisRateLimits?.startUpkeep();
   });
   app.addHook('onClose', async () => {
-    await mailSender.stop();
+    databaseOutage.stop();
+    // First the audit buffer: a mail delivery slow to stop must not eat the shutdown's grace before it is written.
     await audit.close();
+    await mailSender.stop();
     await rateLimits.close();
     await database.destroy();
   });
@@ -233,7 +248,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   });
   registerGracefulClose(app);
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
-  registerErrorHandler(app);
+  registerErrorHandler(app, databaseOutage);
   registerJsonBodies(app);
   registerStrictInput(app);
   registerAuth(app, { findKey: (presented) => findActiveKey(database.db, presented), nodeEnv: config.nodeEnv, rateLimits, audit, now: options.now ?? Date.now });
@@ -254,8 +269,10 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   });
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
-  const databaseAnswers = readinessCheck(database.db);
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
+    if (database.storage?.diskFull) {
+      return reply.status(503).header('retry-after', String(UNAVAILABLE_RETRY_AFTER_S)).send({ status: 'unavailable', reason: 'disk_full' });
+    }
     if (await databaseAnswers(READINESS_CHECK_MS)) return { status: 'ready' };
     return reply.status(503).header('retry-after', String(UNAVAILABLE_RETRY_AFTER_S)).send({ status: 'unavailable' });
   });

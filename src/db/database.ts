@@ -7,6 +7,7 @@ import { foldCase } from '../lib/text.js';
 import { startCheckpointer } from './checkpointer.js';
 import { allowDirectReads, statementName } from './prepared.js';
 import { GroupCommitDriver, groupCommitDialect } from './sqlite-driver.js';
+import { SqliteStorage } from './sqlite-storage.js';
 import { withStatementCache } from './statement-cache.js';
 import { DEFAULT_WORK_TIMEOUTS, type WorkTimeouts } from './work-timeouts.js';
 import { withWriteScopes } from './write-scope.js';
@@ -32,6 +33,8 @@ export interface DatabaseHandle {
   /** The same database for migrations and command-line commands, with their bound. */
   readonly migrationDb: Db;
   readonly dialect: Dialect;
+  /** SQLite: whether its disk is full, and where its checkpoint failures are logged. */
+  readonly storage?: SqliteStorage;
   /** Closes every connection; the handle is unusable afterwards. */
   destroy(): Promise<void>;
 }
@@ -227,12 +230,14 @@ export function openDatabase(url: string, options: OpenOptions = {}): DatabaseHa
   if (dialect === 'sqlite') {
     const file = sqliteFile(url);
     const { writer, reader } = openSqlite(file, timeouts.requests);
-    const checkpointer = options.backgroundCheckpoints && file !== ':memory:' ? startCheckpointer(file) : undefined;
+    const storage = new SqliteStorage();
+    const checkpointer = options.backgroundCheckpoints && file !== ':memory:' ? startCheckpointer(file, storage) : undefined;
     if (checkpointer) writer.pragma(`wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`);
     const driver = new GroupCommitDriver(
       { database: writer, statements: withStatementCache(writer) },
       reader && { database: reader, statements: withStatementCache(reader) },
       timeouts.requests,
+      storage,
     );
     const kysely = (kindDriver: Driver) => {
       const db = new Kysely<Database>({ dialect: withWriteScopes(groupCommitDialect(() => kindDriver)) });
@@ -245,6 +250,7 @@ export function openDatabase(url: string, options: OpenOptions = {}): DatabaseHa
       backgroundDb: kysely(driver.withLockWait(timeouts.background)),
       migrationDb: kysely(driver.withLockWait(timeouts.migrations)),
       dialect,
+      storage,
       destroy: async () => {
         // First the worker: the last connection to close folds the log back into the file.
         await checkpointer?.stop();

@@ -9,6 +9,7 @@ import {
   type Driver,
   type QueryResult,
 } from 'kysely';
+import { isDiskFull, SqliteStorage, type CheckpointResult } from './sqlite-storage.js';
 import type { StatementCache } from './statement-cache.js';
 import { DEFAULT_WORK_TIMEOUTS } from './work-timeouts.js';
 
@@ -67,6 +68,8 @@ class Mutex {
 class Group {
   members = 0;
   flushScheduled = false;
+  /** A member that ran a statement that may write was released into it: only such a COMMIT shows the disk has room. */
+  wrote = false;
   readonly committed: Promise<void>;
   resolve!: () => void;
   reject!: (error: unknown) => void;
@@ -89,6 +92,8 @@ export interface SqliteConnection {
 class GroupConnection implements DatabaseConnection {
   /** True from BEGIN until this transaction's savepoint is released or rolled back. */
   inTransaction = false;
+  /** This transaction ran a statement that may write. */
+  wrote = false;
 
   constructor(
     private readonly driver: GroupCommitDriver,
@@ -138,6 +143,7 @@ export class GroupCommitDriver implements Driver {
     writer: SqliteConnection,
     private readonly reader: SqliteConnection | undefined,
     private readonly lockWaitMs: number = DEFAULT_WORK_TIMEOUTS.requests,
+    private readonly storage = new SqliteStorage(),
   ) {
     this.writer = writer.database;
     this.writerStatements = writer.statements;
@@ -210,6 +216,7 @@ export class GroupCommitDriver implements Driver {
     // A failing RELEASE leaves the transaction open: Kysely rolls it back next.
     this.exec(`release ${MEMBER}`);
     connection.inTransaction = false;
+    if (connection.wrote) group.wrote = true;
     this.leave(group);
     await group.committed;
   }
@@ -246,7 +253,7 @@ export class GroupCommitDriver implements Driver {
   }
 
   async execute<R>(connection: GroupConnection, query: CompiledQuery): Promise<QueryResult<R>> {
-    if (connection.inTransaction) return run<R>(this.writerStatements.prepare(query.sql), query.parameters);
+    if (connection.inTransaction) return this.write<R>(connection, query);
     if (this.reader) {
       const statement = this.reader.statements.prepare(query.sql);
       if (statement.readonly) return run<R>(statement, query.parameters);
@@ -282,7 +289,20 @@ export class GroupCommitDriver implements Driver {
     return result;
   }
 
-  private async readUnderWriteLock<R>(query: CompiledQuery, lockWaitMs: number): Promise<QueryResult<R>> {
+  /** A statement of a transaction on the writing connection, noting a disk too full for it. */
+  private write<R>(connection: GroupConnection, query: CompiledQuery): QueryResult<R> {
+    const statement = this.writerStatements.prepare(query.sql);
+    try {
+      const result = run<R>(statement, query.parameters);
+      if (!statement.readonly) connection.wrote = true;
+      return result;
+    } catch (error) {
+      if (isDiskFull(error)) this.storage.writeRefused();
+      throw error;
+    }
+  }
+
+    private async readUnderWriteLock<R>(query: CompiledQuery, lockWaitMs: number): Promise<QueryResult<R>> {
     await this.writeLock.lock(lockWaitMs);
     try {
       return run<R>(this.writerStatements.prepare(query.sql), query.parameters);
@@ -316,12 +336,29 @@ export class GroupCommitDriver implements Driver {
     try {
       this.exec('commit');
     } catch (error) {
+      if (isDiskFull(error)) this.storage.writeRefused();
       this.failGroup(error);
       return;
     }
     const group = this.group!;
     this.group = undefined;
     group.resolve();
+    if (group.wrote && this.storage.diskFull) this.storage.writeResumed();
+    if (this.storage.truncationPending) this.truncateLog();
+  }
+
+  /**
+   * Gives the write-ahead log's space back once writes fit again: under load the log is never
+   * empty when a writer starts, so SQLite keeps reusing and growing it, into the space just
+   * freed. Busy (a reader or the checkpointer in the way) leaves it to the next commit.
+   */
+  private truncateLog(): void {
+    try {
+      const [result] = this.writer.pragma('wal_checkpoint(TRUNCATE)') as CheckpointResult[];
+      if (result && result.busy === 0) this.storage.walTruncated(result);
+    } catch (error) {
+      this.storage.checkpointFailed(error);
+    }
   }
 
   private failGroup(error: unknown): void {

@@ -5,6 +5,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { isForeignKeyViolation } from '../db/constraints.js';
 import { isDatabaseUnavailable } from '../db/database.js';
 import { AppError, renderError, type ErrorDetails, type ErrorStyle } from '../core/errors.js';
+import type { Outage } from '../core/outage.js';
 import { API_ROOT } from './route-config.js';
 import { isAnswered } from './connections.js';
 import { patternMeaning } from './text-patterns.js';
@@ -217,14 +218,17 @@ function drainAfterAnswer(request: FastifyRequest, reply: FastifyReply): void {
 /** Seconds a client is told to wait after a 503. */
 export const UNAVAILABLE_RETRY_AFTER_S = 2;
 
-/** The single place where errors become HTTP answers. Nothing internal ever reaches the client. */
-export function registerErrorHandler(app: FastifyInstance): void {
+/**
+ * The single place where errors become HTTP answers. Nothing internal ever reaches the client.
+ * A database outage is logged once by `databaseOutage`, which counts the requests it refuses.
+ */
+export function registerErrorHandler(app: FastifyInstance, databaseOutage: Outage): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const style = request.routeOptions.config?.errorStyle ?? 1;
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') drainAfterAnswer(request, reply);
     let appError = toAppError(error, request);
     if (appError?.code === 'service_not_available') {
-      request.log.warn({ err: error }, 'database unavailable');
+      databaseOutage.refused(error);
     } else if (!appError) {
       request.log.error({ err: error }, 'unexpected error');
       appError = new AppError('server_error', style === 2 ? 'Failed to process the payment request' : 'Internal server error');

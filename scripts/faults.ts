@@ -71,6 +71,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 
 async function main(): Promise<number> {
   const startedAt = new Date();
+  const loadAtStart = os.loadavg()[0]!;
   if (!args['skip-build']) execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
 
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'booking-faults-'));
@@ -100,7 +101,8 @@ async function main(): Promise<number> {
     for (const instance of instances) await instance.signal('SIGKILL', 5_000);
   });
   for (let i = 1; i <= settings.instances; i++) instances.push(await Instance.start(`instance-${i}`, env));
-  process.stderr.write(`PostgreSQL on port ${cluster.port}${redis ? `, ${redis.url}` : ''}, ${instances.map((i) => i.url).join(', ')}\n`);
+  const startupsMs = instances.map((i) => i.startupsMs[0]!);
+  process.stderr.write(`started in ${startupsMs.map(seconds).join(', ')}; PostgreSQL on port ${cluster.port}${redis ? `, ${redis.url}` : ''}, ${instances.map((i) => i.url).join(', ')}\n`);
 
   const load = new BookingLoad(instances, {
     clients: settings.clients,
@@ -157,9 +159,8 @@ async function main(): Promise<number> {
       inject: async () => {
         const exit = await victim.signal('SIGKILL');
         await pause(settings.killDownMs);
-        const begun = Date.now();
         await victim.start();
-        return [`${victim.name} ended by ${exit?.signal ?? 'nothing'}; answered /healthz ${seconds(Date.now() - begun)} after its restart`];
+        return [`${victim.name} ended by ${exit?.signal ?? 'nothing'}; answered /healthz ${seconds(victim.startupsMs.at(-1)!)} after its restart`];
       },
     },
     {
@@ -172,7 +173,7 @@ async function main(): Promise<number> {
         const how = exit === undefined ? 'had not exited after 60 s' : `exited with code ${exit.code ?? `signal ${exit.signal}`} after ${seconds(exit.at - begun)}`;
         if (exit === undefined) await terminated.signal('SIGKILL');
         await terminated.start();
-        return [`${terminated.name} ${how}`];
+        return [`${terminated.name} ${how}; answered /healthz ${seconds(terminated.startupsMs.at(-1)!)} after its restart`];
       },
     },
   ];
@@ -200,7 +201,7 @@ async function main(): Promise<number> {
     `${sigterm?.notes.join('; ') ?? ''}; ${results.filter((r) => r.recoveryMs === undefined).length} phases without recovered writes`;
 
   if (args.report) {
-    const report = renderReport({ settings, startedAt, durationMs: Date.now() - startedAt.getTime(), commit: commitOf(), results, data, shutdown, verdict });
+    const report = renderReport({ settings, startedAt, loadAverages: [loadAtStart, os.loadavg()[0]!], durationMs: Date.now() - startedAt.getTime(), commit: commitOf(), results, data, startupsMs, shutdown, verdict });
     fs.writeFileSync(args.report, report);
     process.stderr.write(`report written to ${args.report}\n`);
   }

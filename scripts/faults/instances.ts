@@ -25,6 +25,8 @@ export interface Exit {
 export class Instance {
   readonly logs: LogLine[] = [];
   readonly exits: Exit[] = [];
+  /** How long each start took until /healthz answered. */
+  readonly startupsMs: number[] = [];
   private child: ChildProcess | undefined;
 
   private constructor(
@@ -45,6 +47,7 @@ export class Instance {
 
   /** Spawns the process and resolves once it answers /healthz. */
   async start(): Promise<void> {
+    const begun = Date.now();
     const child = spawn(process.execPath, ['dist/server.js'], {
       env: { ...process.env, ...this.env, PORT: String(this.port), HOST: '127.0.0.1' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -60,7 +63,10 @@ export class Instance {
         (response) => response.ok,
         () => false,
       );
-      if (answered) return;
+      if (answered) {
+        this.startupsMs.push(Date.now() - begun);
+        return;
+      }
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     child.kill('SIGKILL');

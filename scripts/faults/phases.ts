@@ -33,6 +33,8 @@ export interface PhaseResult {
   byKind: Record<OutcomeKind, number>;
   /** Other answers by HTTP status. */
   otherStatuses: Record<string, number>;
+  /** From the first failed request's sending to the last one's end: how long clients saw writes fail. */
+  failingMs: number;
   /** The slowest HTTP answer (a request the client gave up on is a timeout, not an answer). */
   longestAnswerMs: number;
   notes: string[];
@@ -67,6 +69,7 @@ export async function runPhase(phase: Phase, load: BookingLoad, instances: reado
   const end = Date.now();
 
   const outcomes = load.outcomes.filter((o) => o.phase === phase.name);
+  const failures = outcomes.filter((o) => o.kind !== 'created' && o.kind !== 'conflict');
   const result: PhaseResult = {
     name: phase.name,
     description: phase.description,
@@ -75,6 +78,7 @@ export async function runPhase(phase: Phase, load: BookingLoad, instances: reado
     requests: outcomes.length,
     byKind: Object.fromEntries(KINDS.map((kind) => [kind, outcomes.filter((o) => o.kind === kind).length])) as Record<OutcomeKind, number>,
     otherStatuses: tallyStatuses(outcomes.filter((o) => o.kind === 'other')),
+    failingMs: failures.length === 0 ? 0 : Math.max(...failures.map((o) => o.doneAt)) - Math.min(...failures.map((o) => o.sentAt)),
     longestAnswerMs: Math.max(0, ...outcomes.filter((o) => o.status !== undefined).map((o) => o.doneAt - o.sentAt)),
     notes,
     logs: instances.map((instance) => {

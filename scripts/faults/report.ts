@@ -18,10 +18,14 @@ export interface RunSettings {
 export interface RunRecord {
   settings: RunSettings;
   startedAt: Date;
+  /** The machine's 1-minute load average when the run started and when it ended: other work on it slows starts and answers. */
+  loadAverages: [number, number];
   durationMs: number;
   commit: string;
   results: PhaseResult[];
   data: DataCheck;
+  /** Each instance's first start, until /healthz answered. */
+  startupsMs: number[];
   shutdown: string[];
   verdict: string;
 }
@@ -64,6 +68,8 @@ export function renderReport(run: RunRecord): string {
     'Load runs throughout. Each phase: 3 s of load as it is, the fault, then the wait (up to 60 s) for a',
     'booking acknowledged by an affected instance and sent after the fault ended ("writes back after",',
     'counted from the fault\'s end), then a settling time. A request counts under the phase it was sent in.',
+    '"Failing for" spans the phase\'s failed requests (503, timeout, connection, other), from the first one\'s',
+    'sending to the last one\'s end.',
     'Outcomes: **201** booking created; **409** `time_slot_unavailable` (the slot was taken: expected, the',
     'clients pick slots at random); **503** `service_not_available`; **timeout** no answer within the',
     `client's ${seconds(settings.requestTimeoutMs)}; **connection** refused or reset; **other** any other answer.`,
@@ -71,15 +77,17 @@ export function renderReport(run: RunRecord): string {
     `## This run`,
     '',
     `- Commit ${run.commit}, started ${run.startedAt.toISOString().replace(/\.\d+Z$/, 'Z')}, took ${seconds(run.durationMs)}${settings.quick ? ' (`--quick`)' : ''}.`,
-    `- ${os.cpus().length} cores, Node.js ${process.version}, PostgreSQL 15; ${settings.instances} instances, ${settings.redis ? 'own Redis (no persistence)' : 'no Redis'}; ` +
+    `- ${os.cpus().length} cores (1-minute load average ${run.loadAverages.map((l) => l.toFixed(1)).join(' at the start, ')} at the end), Node.js ${process.version}, PostgreSQL 15; ${settings.instances} instances, ${settings.redis ? 'own Redis (no persistence)' : 'no Redis'}; ` +
       `${settings.clients} clients, each pausing ${settings.pauseMs} ms between requests; 4 agents, 2 services (30 and 60 min), 120 days of half-hour starts.`,
     '',
-    '| phase | fault | requests | 201 | 409 | 503 | timeout | connection | other | longest answer | writes back after |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    `- The instances started in ${run.startupsMs.map(seconds).join(', ')} (until \`/healthz\` answered).`,
+    '',
+    '| phase | fault | requests | 201 | 409 | 503 | timeout | connection | other | longest answer | failing for | writes back after |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...run.results.map((r) => {
       const other = r.byKind.other === 0 ? '0' : `${r.byKind.other} (${Object.entries(r.otherStatuses).map(([status, n]) => `${n}× ${status}`).join(', ')})`;
       const recovery = r.recoveryMs === undefined ? '**not within 60 s**' : seconds(r.recoveryMs);
-      return `| ${r.name} | ${r.description} | ${r.requests} | ${r.byKind.created} | ${r.byKind.conflict} | ${r.byKind.unavailable} | ${r.byKind.timeout} | ${r.byKind.connection} | ${other} | ${seconds(r.longestAnswerMs)} | ${recovery} |`;
+      return `| ${r.name} | ${r.description} | ${r.requests} | ${r.byKind.created} | ${r.byKind.conflict} | ${r.byKind.unavailable} | ${r.byKind.timeout} | ${r.byKind.connection} | ${other} | ${seconds(r.longestAnswerMs)} | ${seconds(r.failingMs)} | ${recovery} |`;
     }),
     '',
     'What the faults themselves did:',

@@ -16,6 +16,8 @@ export interface Outcome {
   kind: OutcomeKind;
   status?: number;
   bookingId?: number;
+  /** On a 503: whether it said when to come back. */
+  retryAfter?: boolean;
 }
 
 export interface LoadOptions {
@@ -126,7 +128,8 @@ export class BookingLoad extends EventEmitter<{ created: [Outcome] }> {
       const doneAt = Date.now();
       const status = response.status;
       if (status >= 200 && status < 300 && typeof body.data?.id === 'number') return { ...base, doneAt, kind: 'created', status, bookingId: body.data.id };
-      return { ...base, doneAt, status, kind: status === 409 ? 'conflict' : status === 503 ? 'unavailable' : 'other' };
+      if (status === 503) return { ...base, doneAt, status, kind: 'unavailable', retryAfter: response.headers.has('retry-after') };
+      return { ...base, doneAt, status, kind: status === 409 ? 'conflict' : 'other' };
     } catch (error) {
       const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
       return { ...base, doneAt: Date.now(), kind: timedOut ? 'timeout' : 'connection' };

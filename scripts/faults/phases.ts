@@ -23,6 +23,18 @@ export interface InstanceLogs {
   topMessages: { message: string; times: number }[];
 }
 
+/** `/readyz` asked of every instance throughout the outage, each at most every half second. */
+export interface ReadinessProbes {
+  probes: number;
+  /** The slowest answer of any status. */
+  longestAnswerMs: number;
+  /** Probes without an answer within READINESS_LIMIT_MS. */
+  timeouts: number;
+  byStatus: Record<string, number>;
+}
+
+export const READINESS_LIMIT_MS = 5_000;
+
 export interface PhaseResult {
   name: string;
   description: string;
@@ -31,12 +43,15 @@ export interface PhaseResult {
   recoveryMs: number | undefined;
   requests: number;
   byKind: Record<OutcomeKind, number>;
+  /** 503 answers without a Retry-After header. */
+  unavailableWithoutRetryAfter: number;
   /** Other answers by HTTP status. */
   otherStatuses: Record<string, number>;
   /** From the first failed request's sending to the last one's end: how long clients saw writes fail. */
   failingMs: number;
   /** The slowest HTTP answer (a request the client gave up on is a timeout, not an answer). */
   longestAnswerMs: number;
+  readiness: ReadinessProbes;
   notes: string[];
   logs: InstanceLogs[];
 }
@@ -60,9 +75,12 @@ export async function runPhase(phase: Phase, load: BookingLoad, instances: reado
   const start = Date.now();
   await pause(timing.leadMs);
   const faultStart = Date.now();
+  let outageOver = false;
+  const readiness = probeReadiness(instances, () => outageOver);
   const notes = await phase.inject();
   const faultEnd = Date.now();
   const recovered = await load.nextCreated(faultEnd, phase.affected, timing.recoveryLimitMs);
+  outageOver = true;
   const recoveryMs = recovered && Math.max(0, recovered.doneAt - faultEnd);
   const outageEnd = recovered?.doneAt ?? Date.now();
   await pause(timing.settleMs);
@@ -77,9 +95,11 @@ export async function runPhase(phase: Phase, load: BookingLoad, instances: reado
     recoveryMs,
     requests: outcomes.length,
     byKind: Object.fromEntries(KINDS.map((kind) => [kind, outcomes.filter((o) => o.kind === kind).length])) as Record<OutcomeKind, number>,
+    unavailableWithoutRetryAfter: outcomes.filter((o) => o.kind === 'unavailable' && !o.retryAfter).length,
     otherStatuses: tallyStatuses(outcomes.filter((o) => o.kind === 'other')),
     failingMs: failures.length === 0 ? 0 : Math.max(...failures.map((o) => o.doneAt)) - Math.min(...failures.map((o) => o.sentAt)),
     longestAnswerMs: Math.max(0, ...outcomes.filter((o) => o.status !== undefined).map((o) => o.doneAt - o.sentAt)),
+    readiness: await readiness,
     notes,
     logs: instances.map((instance) => {
       const counts = instance.logCounts(start, end);
@@ -105,6 +125,26 @@ export function summarise(result: PhaseResult): string {
 
 export function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`;
+}
+
+async function probeReadiness(instances: readonly Instance[], over: () => boolean): Promise<ReadinessProbes> {
+  const result: ReadinessProbes = { probes: 0, longestAnswerMs: 0, timeouts: 0, byStatus: {} };
+  const probeOne = async (instance: Instance): Promise<void> => {
+    while (!over()) {
+      const sentAt = Date.now();
+      const status = await fetch(`${instance.url}/readyz`, { signal: AbortSignal.timeout(READINESS_LIMIT_MS) }).then(
+        (response) => String(response.status),
+        (error: unknown) => (error instanceof Error && error.name === 'TimeoutError' ? 'timeout' : 'connection'),
+      );
+      result.probes++;
+      if (status === 'timeout') result.timeouts++;
+      else if (status !== 'connection') result.longestAnswerMs = Math.max(result.longestAnswerMs, Date.now() - sentAt);
+      result.byStatus[status] = (result.byStatus[status] ?? 0) + 1;
+      await pause(500);
+    }
+  };
+  await Promise.all(instances.map(probeOne));
+  return result;
 }
 
 function tallyStatuses(outcomes: readonly Outcome[]): Record<string, number> {

@@ -1,6 +1,6 @@
 import os from 'node:os';
 import type { DataCheck } from './check.js';
-import { seconds, type PhaseResult, type PhaseTiming } from './phases.js';
+import { READINESS_LIMIT_MS, seconds, type PhaseResult, type PhaseTiming } from './phases.js';
 
 export interface RunSettings {
   quick: boolean;
@@ -79,7 +79,6 @@ export function renderReport(run: RunRecord): string {
     `- Commit ${run.commit}, started ${run.startedAt.toISOString().replace(/\.\d+Z$/, 'Z')}, took ${seconds(run.durationMs)}${settings.quick ? ' (`--quick`)' : ''}.`,
     `- ${os.cpus().length} cores (1-minute load average ${run.loadAverages.map((l) => l.toFixed(1)).join(' at the start, ')} at the end), Node.js ${process.version}, PostgreSQL 15; ${settings.instances} instances, ${settings.redis ? 'own Redis (no persistence)' : 'no Redis'}; ` +
       `${settings.clients} clients, each pausing ${settings.pauseMs} ms between requests; 4 agents, 2 services (30 and 60 min), 120 days of half-hour starts.`,
-    '',
     `- The instances started in ${run.startupsMs.map(seconds).join(', ')} (until \`/healthz\` answered).`,
     '',
     '| phase | fault | requests | 201 | 409 | 503 | timeout | connection | other | longest answer | failing for | writes back after |',
@@ -88,6 +87,15 @@ export function renderReport(run: RunRecord): string {
       const other = r.byKind.other === 0 ? '0' : `${r.byKind.other} (${Object.entries(r.otherStatuses).map(([status, n]) => `${n}× ${status}`).join(', ')})`;
       const recovery = r.recoveryMs === undefined ? '**not within 60 s**' : seconds(r.recoveryMs);
       return `| ${r.name} | ${r.description} | ${r.requests} | ${r.byKind.created} | ${r.byKind.conflict} | ${r.byKind.unavailable} | ${r.byKind.timeout} | ${r.byKind.connection} | ${other} | ${seconds(r.longestAnswerMs)} | ${seconds(r.failingMs)} | ${recovery} |`;
+    }),
+    '',
+    `\`/readyz\`, asked of every instance every half second from the fault's start until writes came back (limit ${seconds(READINESS_LIMIT_MS)}):`,
+    '',
+    '| phase | probes | by answer | longest answer | no answer within the limit |',
+    '|---|---:|---|---:|---:|',
+    ...run.results.map((r) => {
+      const statuses = Object.entries(r.readiness.byStatus).map(([status, n]) => `${n}× ${status}`).join(', ');
+      return `| ${r.name} | ${r.readiness.probes} | ${statuses} | ${seconds(r.readiness.longestAnswerMs)} | ${r.readiness.timeouts} |`;
     }),
     '',
     'What the faults themselves did:',
@@ -123,6 +131,12 @@ export function renderReport(run: RunRecord): string {
     '',
     `Final shutdown (SIGTERM, load stopped): ${run.shutdown.join('; ')}.`,
     '',
+    '## Issue 28, as this run saw it',
+    '',
+    '| expectation | seen | met |',
+    '|---|---|---|',
+    ...expectations(run).map(([expectation, seen, met]) => `| ${expectation} | ${seen} | ${met ? 'yes' : '**no**'} |`),
+    '',
     '## Verdict',
     '',
     '```',
@@ -131,6 +145,35 @@ export function renderReport(run: RunRecord): string {
     '',
   ];
   return lines.join('\n');
+}
+
+/** The issue's promises that this run can observe, each with what was seen. */
+function expectations(run: RunRecord): [string, string, boolean][] {
+  const phase = (name: string): PhaseResult | undefined => run.results.find((r) => r.name === name);
+  const databasePhases = run.results.filter((r) => ['freeze', 'restart', 'stop'].includes(r.name));
+  const freeze = phase('freeze');
+  const sigterm = phase('sigterm');
+  const timeouts = databasePhases.reduce((sum, r) => sum + r.byKind.timeout, 0);
+  const slowestReady = Math.max(0, ...run.results.map((r) => r.readiness.longestAnswerMs));
+  const readyTimeouts = run.results.reduce((sum, r) => sum + r.readiness.timeouts, 0);
+  const warnLines = Math.max(0, ...databasePhases.flatMap((r) => r.logs.map((l) => l.warn + l.error)));
+  const withoutRetryAfter = run.results.reduce((sum, r) => sum + r.unavailableWithoutRetryAfter, 0);
+  const gaveUpButCommitted = run.data.committedUnacknowledged.timeout ?? 0;
+  const sigtermExit = sigterm?.notes.find((note) => note.includes('exited with code 0')) !== undefined;
+  return [
+    ['no acknowledged booking lost, no agent double-booked', `${run.data.acknowledgedMissing} missing, ${run.data.overlappingPairs} overlapping pairs`, run.data.acknowledgedMissing === 0 && run.data.overlappingPairs === 0],
+    [
+      `a frozen or stopped database does not hang requests: none left unanswered within the client's ${seconds(run.settings.requestTimeoutMs)}, and none held for the whole ${seconds(run.settings.freezeMs)} freeze`,
+      `${timeouts} timeouts; longest answer while frozen ${seconds(freeze?.longestAnswerMs ?? 0)}`,
+      timeouts === 0 && (freeze?.longestAnswerMs ?? 0) < run.settings.freezeMs,
+    ],
+    ['nothing committed after its client gave up', `${gaveUpButCommitted} bookings`, gaveUpButCommitted === 0],
+    ['`/readyz` answers within a second whatever the database does', `slowest ${seconds(slowestReady)}, ${readyTimeouts} unanswered`, slowestReady < 1_000 && readyTimeouts === 0],
+    ['`Retry-After` on every 503', `${withoutRetryAfter} without`, withoutRetryAfter === 0],
+    ['a database outage logs once (a handful of lines per instance, not one per request)', `at most ${warnLines} warn+ lines per instance in one phase`, warnLines <= 10],
+    ['SIGTERM under load: exit 0 within the grace period', sigterm?.notes.join('; ') ?? 'not run', sigtermExit],
+    ['writes come back by themselves after every fault', `${run.results.filter((r) => r.recoveryMs === undefined).length} phases without`, run.results.every((r) => r.recoveryMs !== undefined)],
+  ];
 }
 
 function describeUnacknowledged(data: DataCheck): string {

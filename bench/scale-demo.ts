@@ -9,14 +9,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { sql } from 'kysely';
 import { DateTime } from 'luxon';
-import { openDatabase, type Db } from '../src/db/database.js';
+import { openDatabase } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { createKey } from '../src/modules/api-keys/service.js';
 import { initialiseSettings } from '../src/modules/settings/service.js';
 import { createTestDatabase } from '../test/databases.js';
 import { BENCH_TIMEZONE, DAY_END_HOUR, DAY_START_HOUR, generateCatalog } from './generate.js';
+import { overlappingPairs } from './overlaps.js';
 import { startServer, stopServer, type RunningServer } from './processes.js';
 
 const { values: args } = parseArgs({
@@ -35,19 +35,6 @@ const CONCURRENCY = Number(args.concurrency);
 const RATE_LIMIT = Number(args['rate-limit']);
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const ROOT = '/booking-api/v1';
-
-/** Pairs of live bookings of one agent whose spans overlap: what "double-booked" means in SQL. */
-export async function overlappingPairs(db: Db): Promise<number> {
-  const { rows } = await sql<{ n: number }>`
-    select count(*) as n
-    from bookings a
-    join bookings b on a.agent_id = b.agent_id and a.id < b.id
-    join services s on s.id = a.service_id
-    where a.status <> 'cancelled' and b.status <> 'cancelled'
-      and a.start_at < b.end_at and b.start_at < a.end_at
-      and not (a.service_id = b.service_id and a.start_at = b.start_at and s.capacity_max > 1)`.execute(db);
-  return Number(rows[0]?.n ?? 0);
-}
 
 async function main(): Promise<void> {
   const database = await createTestDatabase(args.db as 'sqlite' | 'postgres');

@@ -141,8 +141,9 @@ class GuardedClient {
     private readonly boundMs: number,
   ) {}
 
-  checkedOut(): void {
-    this.deadline = Date.now() + this.boundMs + CLIENT_GUARD_MARGIN_MS;
+  /** `askedAt`: when the pool was asked for the connection, as the wait for one counts against the bound. */
+  checkedOut(askedAt: number): void {
+    this.deadline = askedAt + this.boundMs + CLIENT_GUARD_MARGIN_MS;
     this.timedOut = false;
   }
 
@@ -184,13 +185,14 @@ function guardedPool(pool: pg.Pool, boundMs: number, sessionBounds: SessionBound
   const wrappers = new WeakMap<pg.PoolClient, GuardedClient>();
   return {
     async connect() {
+      const askedAt = Date.now();
       const client = await pool.connect();
       let wrapper = wrappers.get(client);
       if (!wrapper) {
         wrapper = new GuardedClient(client, boundMs);
         wrappers.set(client, wrapper);
       }
-      wrapper.checkedOut();
+      wrapper.checkedOut(askedAt);
       if ((sessionBounds.ofClient.get(client) ?? sessionBounds.initial) !== boundMs) {
         try {
           // An open transaction idle this long belongs to a client that stopped (this process frozen):
@@ -265,9 +267,11 @@ export function openDatabase(url: string, options: OpenOptions = {}): DatabaseHa
     // other agents' writes going beside such a burst (four instances stay well inside
     // PostgreSQL's default of 100 connections).
     max: 20,
-    // The time a query may wait for a free connection, queueing included: under a burst, requests
-    // queue for a connection rather than fail. A database that refuses connections fails at once.
-    connectionTimeoutMillis: 10_000,
+    // The time a query may wait for a free connection, queueing and connecting included: under a
+    // burst, requests queue for a connection rather than fail; a server that accepts connections
+    // but does not answer (frozen) holds a request no longer than its bound, as the wait counts
+    // against it (GuardedClient). A database that refuses connections fails at once.
+    connectionTimeoutMillis: timeouts.requests,
     idleTimeoutMillis: 30000,
     // Every connection starts with the requests' bounds (guardedPool).
     statement_timeout: timeouts.requests,

@@ -131,6 +131,31 @@ describe('database timeouts: a PostgreSQL server that stops answering', () => {
     }
   });
 
+  it('answers requests that wait for a connection while it is frozen in 503 within their bound, the wait included', async () => {
+    const app = await buildTestApp(proxiedUrl, { DB_REQUEST_TIMEOUT_MS: '500' }, {
+      beforeReady: (app) =>
+        app.get(`${ROOT}/test-frozen-read`, { config: { permission: 'public' } }, async () => {
+          await app.db.selectFrom('settings').select('key').execute();
+          return { read: true };
+        }),
+    });
+    try {
+      proxy.freeze();
+      let answers;
+      try {
+        // More requests than the pool has connections: the rest wait for one, then for a new one to be made.
+        const requests = Array.from({ length: 30 }, () => app.inject({ url: `${ROOT}/test-frozen-read` }));
+        answers = await within(ANSWERS_WITHIN_MS, Promise.all(requests));
+      } finally {
+        proxy.thaw();
+      }
+      expect(answers.map((answer) => answer.statusCode)).toEqual(answers.map(() => 503));
+      expect((await app.inject({ url: `${ROOT}/test-frozen-read` })).statusCode).toBe(200);
+    } finally {
+      await app.close();
+    }
+  });
+
   it('answers /readyz 503 with Retry-After within a second, however long requests may wait', async () => {
     const app = await buildTestApp(proxiedUrl, { DB_REQUEST_TIMEOUT_MS: '60000' });
     try {

@@ -6,29 +6,13 @@
  */
 import { once } from 'node:events';
 import type { IncomingMessage } from 'node:http';
-import { connect, type AddressInfo, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/core/app.js';
 import { createKey } from '../../src/modules/api-keys/service.js';
 import { buildTestApp, createTestDatabase, type TestDatabase } from '../helper.js';
+import { open } from './raw-socket.js';
 
-interface Exchange {
-  socket: Socket;
-  received: () => string;
-  /** Everything the server sent, once it has closed the connection. */
-  closed: Promise<string>;
-}
-
-function open(port: number): Exchange {
-  const socket = connect(port, '127.0.0.1');
-  let received = '';
-  socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
-  // A reset after the answer (the server closing while the client still sends) is no failure:
-  // what was received is what the assertions judge.
-  socket.on('error', () => {});
-  const closed = new Promise<string>((resolve) => socket.on('close', () => resolve(received)));
-  return { socket, received: () => received, closed };
-}
 
 /** The answers in what a connection received, each as its head and body. */
 function answers(text: string): { head: string; body: string }[] {

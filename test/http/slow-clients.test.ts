@@ -4,9 +4,10 @@
  * cap are closed as they arrive. The timeouts are set small here; every wait on the server is
  * bounded by the test's own timeout, so a server that never cuts the client fails the test.
  */
-import { connect, type AddressInfo, type Socket } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../helper.js';
+import { open, type Exchange } from './raw-socket.js';
 
 // Long enough for the 413 to come first, under load too.
 const REQUEST_TIMEOUT_MS = 1500;
@@ -15,22 +16,6 @@ const MAX_CONNECTIONS = 3;
 /** How often a slow client sends its next byte: well inside every timeout, so that only the total is late. */
 const TRICKLE_MS = 50;
 
-interface Exchange {
-  socket: Socket;
-  /** Everything the server sent, once it has closed the connection. */
-  closed: Promise<string>;
-}
-
-function open(port: number): Exchange {
-  const socket = connect(port, '127.0.0.1');
-  let received = '';
-  socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
-  // A reset after the answer (the server closing while the client still sends) is no failure:
-  // what was received is what the assertions judge.
-  socket.on('error', () => {});
-  const closed = new Promise<string>((resolve) => socket.on('close', () => resolve(received)));
-  return { socket, closed };
-}
 
 /** Sends `text` one byte every TRICKLE_MS until the server closes the connection or the text ends. */
 function trickle(socket: Socket, text: string): void {

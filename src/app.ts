@@ -4,7 +4,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyRequest } from 'fastify';
 import type { App } from './core/app.js';
-import { Outage, type Schedule } from './core/outage.js';
+import { Outage, type OutageLogger, type Schedule } from './core/outage.js';
 import type { Site } from './core/site.js';
 import type { Config, ServerLimits, TrustProxy } from './config.js';
 import { openDatabase, readinessCheck, type DatabaseHandle, type Db } from './db/database.js';
@@ -17,7 +17,7 @@ import { registerStrictInput } from './http/strict-input.js';
 import { registerIdempotency } from './http/idempotency.js';
 import { registerInputGuard } from './http/input-guard.js';
 import { openApiOptions } from './http/openapi.js';
-import { MemoryRateLimitStore, RedisRateLimitStore, type RateLimitLog, type RateLimitStore } from './http/rate-limit-store.js';
+import { MemoryRateLimitStore, RedisRateLimitStore, type RateLimitStore } from './http/rate-limit-store.js';
 import { API_ROOT } from './http/route-config.js';
 import { SHARED_SCHEMAS } from './http/schemas.js';
 import { AJV_OPTIONS, sentTypeValidators } from './http/sent-types.js';
@@ -160,7 +160,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   let redisRateLimits: RedisRateLimitStore | undefined;
   let manageLinks: ManageLinks;
   // The store is connected before the app and its log exist; it reports outages there once they do.
-  let rateLimitLog: RateLimitLog = { warn: () => {}, info: () => {} };
+  let rateLimitLog: OutageLogger = { warn: () => {}, info: () => {} };
   try {
     await migrateToLatest(database);
     await initialiseSettings(database.db, config.siteTimezone);

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
+import type { OutageLogger } from '../core/outage.js';
 
 export interface RateWindow {
   limit: number;
@@ -151,11 +152,6 @@ const INSTANCE_LAPSE_MS = 5 * UPKEEP_MS;
 /** How often finished windows are dropped from an instance's memory. */
 const SWEEP_MS = 60_000;
 
-/** Where the store reports an outage and the recovery (a pino logger fits). */
-export interface RateLimitLog {
-  warn(fields: object, message: string): void;
-  info(fields: object, message: string): void;
-}
 
 /** What one instance knows of one window of one key. */
 interface WindowTally {
@@ -206,7 +202,7 @@ export class RedisRateLimitStore implements RateLimitStore {
   private constructor(
     private readonly redis: RateLimitRedis,
     private readonly clock: () => number,
-    private readonly log: RateLimitLog,
+    private readonly log: OutageLogger,
   ) {
     // A dropped connection opens the circuit before any request finds it dropped.
     redis.on('end', () => {
@@ -215,7 +211,7 @@ export class RedisRateLimitStore implements RateLimitStore {
   }
 
   /** Connects before the service takes requests, so that a wrong REDIS_URL stops start-up. */
-  static async connect(url: string, options: { clock: () => number; log: RateLimitLog }): Promise<RedisRateLimitStore> {
+  static async connect(url: string, options: { clock: () => number; log: OutageLogger }): Promise<RedisRateLimitStore> {
     // No reconnection and no offline queue: a command on a lost connection fails at once, and
     // only the probe connects again. A command on a frozen server fails after a second.
     const redis = new Redis(url, {

@@ -4,7 +4,8 @@ import net from 'node:net';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/core/app.js';
-import { RedisRateLimitStore, type RateLimitLog } from '../../src/http/rate-limit-store.js';
+import type { OutageLogger } from '../../src/core/outage.js';
+import { RedisRateLimitStore } from '../../src/http/rate-limit-store.js';
 import { createKey } from '../../src/modules/api-keys/service.js';
 import { buildApp } from '../../src/app.js';
 import { buildTestApp, createTestDatabase, testConfig, type TestDatabase } from '../helper.js';
@@ -88,7 +89,7 @@ async function freezableRelay(redisPort: number) {
 
 function capturingLog() {
   const lines = { warn: [] as [object, string][], info: [] as [object, string][] };
-  const log: RateLimitLog = { warn: (fields, message) => lines.warn.push([fields, message]), info: (fields, message) => lines.info.push([fields, message]) };
+  const log: OutageLogger = { warn: (fields, message) => lines.warn.push([fields, message]), info: (fields, message) => lines.info.push([fields, message]) };
   return { log, lines };
 }
 

@@ -6,7 +6,7 @@
  */
 import type { AddressInfo, Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { useTestApp } from '../helper.js';
+import { DIALECTS, useTestApp } from '../helper.js';
 import { open, type Exchange } from './raw-socket.js';
 
 // Long enough for the 413 to come first, under load too.
@@ -34,8 +34,8 @@ function parse(answer: string): { head: string; body: unknown } {
 
 const TIMED_OUT = { status: 'error', error: { code: 'invalid_request', message: 'The request took too long to arrive' } };
 
-describe('slow clients', () => {
-  const t = useTestApp('sqlite', {
+describe.each(DIALECTS)('slow clients (%s)', (dialect) => {
+  const t = useTestApp(dialect, {
     REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
     HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
     MAX_CONNECTIONS: String(MAX_CONNECTIONS),

@@ -26,6 +26,9 @@ export const PERMISSIONS = [
   'payments:write',
   'settings:read',
   'settings:write',
+  'events:read',
+  'webhooks:read',
+  'webhooks:write',
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];

@@ -20,6 +20,8 @@ import * as agentWidestBuffer from './migrations/0019_agent_widest_buffer.js';
 import * as invoiceStatusBeforeClose from './migrations/0020_invoice_status_before_close.js';
 import * as updatedAtIndexes from './migrations/0021_updated_at_indexes.js';
 import * as manageLinkVersion from './migrations/0022_manage_link_version.js';
+import * as events from './migrations/0023_events.js';
+import * as webhooks from './migrations/0024_webhooks.js';
 
 type DialectMigration = { up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void> };
 
@@ -45,6 +47,8 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0020_invoice_status_before_close': invoiceStatusBeforeClose,
   '0021_updated_at_indexes': updatedAtIndexes,
   '0022_manage_link_version': manageLinkVersion,
+  '0023_events': events,
+  '0024_webhooks': webhooks,
 };
 
 class InCodeProvider implements MigrationProvider {

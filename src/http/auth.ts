@@ -1,3 +1,4 @@
+import type { Actor } from '../core/actor.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { NodeEnv } from '../config.js';
 import { grants, type ApiKey } from '../core/access.js';
@@ -147,4 +148,11 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
     }
     done();
   });
+}
+
+/** Who a request under the API root acts as, for the events its change records. */
+export function apiActor(request: FastifyRequest): Actor {
+  const key = request.apiKey;
+  if (key === undefined) throw new Error(`${request.method} ${request.url} has no API key to act as`);
+  return { source: { type: 'api_key', api_key_id: key.id }, requestId: request.id };
 }

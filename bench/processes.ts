@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
 import net from 'node:net';
 
 export async function freePort(): Promise<number> {
@@ -41,4 +42,29 @@ export async function stopServer(server: RunningServer, signal: NodeJS.Signals =
   const exited = new Promise((resolve) => server.child.once('exit', resolve));
   server.child.kill(signal);
   await exited;
+}
+
+export interface Receiver {
+  url: string;
+  received(): number;
+  close(): Promise<void>;
+}
+
+/** A webhook receiver on this machine that answers every delivery 204 at once. */
+export async function startReceiver(): Promise<Receiver> {
+  let count = 0;
+  const server = http.createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      count += 1;
+      response.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/hook`,
+    received: () => count,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }

@@ -19,7 +19,7 @@ import { createKey } from '../src/modules/api-keys/service.js';
 import { initialiseSettings } from '../src/modules/settings/service.js';
 import { createTestDatabase } from '../test/databases.js';
 import { renderChart } from './chart.js';
-import { startServer, stopServer } from './processes.js';
+import { startReceiver, startServer, stopServer } from './processes.js';
 import {
   BENCH_TIMEZONE,
   freeSlots,
@@ -134,7 +134,7 @@ async function main(): Promise<void> {
     const bare = await startServer(['--import', 'tsx', 'bench/bare-server.ts'], {});
     processes.push(bare.child);
     const profileArgs = args['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', path.join('bench', 'results', 'profiles')] : [];
-    const server = await startServer([...profileArgs, 'dist/server.js'], { DATABASE_URL: database.url, NODE_ENV: 'development' });
+    const server = await startServer([...profileArgs, 'dist/server.js'], { DATABASE_URL: database.url, NODE_ENV: 'development', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
     processes.push(server.child);
 
     // A service of the first team, and that team's first agent.
@@ -183,6 +183,20 @@ async function main(): Promise<void> {
     results.push(
       await measure('POST /bookings', server.url, 50, () => ({ method: 'POST', path: `${ROOT}/bookings`, body: JSON.stringify({ ...nextSlot(), send_confirmation: false }) }), key),
     );
+    // The same writes with one endpoint subscribed to every event: each booking's event is turned
+    // into a delivery and sent to a receiver on this machine while the writes go on.
+    const receiver = await startReceiver();
+    const now = new Date().toISOString();
+    await handle.db
+      .insertInto('webhook_endpoints')
+      .values({ url: receiver.url, description: 'bench', event_types: null, status: 'enabled', disabled_reason: null, secret_version: 1, previous_secret_version: null, previous_secret_expires_at: null, failing_since: null, created_at: now, updated_at: now })
+      .execute();
+    results.push(
+      await measure('POST /bookings, one webhook endpoint', server.url, 50, () => ({ method: 'POST', path: `${ROOT}/bookings`, body: JSON.stringify({ ...nextSlot(), send_confirmation: false }) }), key),
+    );
+    await handle.db.deleteFrom('webhook_endpoints').execute();
+    await receiver.close();
+    process.stderr.write(`webhook receiver: ${receiver.received()} deliveries received\n`);
     results.push(
       await measure('POST /bookings/bulk (50)', server.url, 10, () => ({
         method: 'POST',

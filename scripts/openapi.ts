@@ -14,7 +14,7 @@ export async function openApiDocument(env: NodeJS.ProcessEnv = {}): Promise<unkn
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'openapi-'));
   try {
     const config = loadConfig({ ...env, DATABASE_URL: `sqlite:${path.join(dir, 'doc.db')}`, LOG_LEVEL: 'silent', REDIS_URL: undefined });
-    const app = await buildApp(config, { logger: false, mailPollMs: false });
+    const app = await buildApp(config, { logger: false, jobPollMs: false });
     try {
       await app.ready();
       return app.swagger();

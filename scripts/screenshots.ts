@@ -140,7 +140,7 @@ async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bk-screens-'));
   const app = await buildApp(
     loadConfig({ DATABASE_URL: `sqlite:${path.join(dir, 'booking.db')}`, LOG_LEVEL: 'silent', SITE_TIMEZONE: 'Europe/Berlin' }),
-    { logger: false, mailPollMs: false },
+    { logger: false, jobPollMs: false },
   );
   const browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',

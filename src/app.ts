@@ -25,7 +25,8 @@ import { adminRoutes } from './modules/admin/index.js';
 import { manageRoutes } from './modules/manage/index.js';
 import { AuditRecorder } from './modules/audit/index.js';
 import { loadManageLinkSecret, ManageLinks, storedReplyLinks } from './modules/manage-links/index.js';
-import { DEFAULT_POLL_MS, MailSender } from './modules/mail/index.js';
+import { DEFAULT_POLL_MS, JobRunner } from './modules/jobs/index.js';
+import { mailQueue } from './modules/mail/index.js';
 import { findActiveKey } from './modules/api-keys/index.js';
 import { initialiseSettings, settingsRoutes, siteOf } from './modules/settings/index.js';
 import { agentRoutes } from './modules/agents/index.js';
@@ -62,7 +63,7 @@ declare module 'fastify' {
     appConfig: Config;
     manageLinks: ManageLinks;
     audit: AuditRecorder;
-    mailSender: MailSender;
+    jobs: JobRunner;
   }
 }
 
@@ -75,10 +76,10 @@ export interface AppOptions {
   /** The clock rate-limit windows follow (tests pin it so that no window boundary falls inside one). */
   now?: () => number;
   /**
-   * How often the mail sender looks for due mail (ms), or false for never on its own: tests
-   * then deliver with `app.mailSender.runOnce()`. Default 5 s.
+   * How often the job runner looks for due work (mail, webhook deliveries; ms), or false for never
+   * on its own: tests then run rounds with `app.jobs.runOnce(now)`. Default 5 s.
    */
-  mailPollMs?: number | false;
+  jobPollMs?: number | false;
   /** A rate-limit store the caller made (tests: Redis stores whose upkeep they drive), used instead of REDIS_URL's. */
   rateLimits?: RateLimitStore;
   /** When the database outage's probes run (tests run them themselves). Default: timers. */
@@ -213,22 +214,24 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     },
     schedule: options.outageProbes,
   });
-  const mailSender = new MailSender({ db: database.backgroundDb, smtpUrl: config.smtpUrl, from: config.mailFrom, log: app.log, manageUrl: (booking) => manageLinks.url('customer', booking) });
+  const mail = mailQueue({ smtpUrl: config.smtpUrl, from: config.mailFrom, manageUrl: (booking) => manageLinks.url('customer', booking) });
+  const jobs = new JobRunner(database.backgroundDb, app.log).addQueue(mail);
 
   app.decorate('db', database.db);
   app.decorate('appConfig', config);
   app.decorate('manageLinks', manageLinks);
   app.decorate('audit', audit);
-  app.decorate('mailSender', mailSender);
+  app.decorate('jobs', jobs);
   app.addHook('onReady', async () => {
-    if (options.mailPollMs !== false) mailSender.start(options.mailPollMs ?? DEFAULT_POLL_MS);
+    if (options.jobPollMs !== false) jobs.start(options.jobPollMs ?? DEFAULT_POLL_MS);
     redisRateLimits?.startUpkeep();
   });
   app.addHook('onClose', async () => {
     databaseOutage.stop();
-    // First the audit buffer: a mail delivery slow to stop must not eat the shutdown's grace before it is written.
+    // First the audit buffer: a job slow to stop must not eat the shutdown's grace before it is written.
     await audit.close();
-    await mailSender.stop();
+    await jobs.stop();
+    mail.close();
     await rateLimits.close();
     await database.destroy();
   });

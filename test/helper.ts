@@ -44,8 +44,8 @@ export interface TestAppOptions {
 }
 
 export async function buildTestApp(databaseUrl: string, env: TestEnv = {}, options: TestAppOptions = {}): Promise<App> {
-  // Tests deliver mail explicitly (app.mailSender.runOnce()), so outbox rows stay as written until then.
-  const app = await buildApp(testConfig(databaseUrl, env), { logger: false, mailPollMs: false, now: options.now, rateLimits: options.rateLimits });
+  // Tests deliver mail explicitly (app.jobs.runOnce()), so outbox rows stay as written until then.
+  const app = await buildApp(testConfig(databaseUrl, env), { logger: false, jobPollMs: false, now: options.now, rateLimits: options.rateLimits });
   options.beforeReady?.(app);
   // No drift: every answer a test receives must be one the app's own OpenAPI document declares.
   enforceResponseContract(app);

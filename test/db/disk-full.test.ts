@@ -19,7 +19,7 @@ describe('SQLite with a full disk', () => {
   beforeAll(async () => {
     database = await createTestDatabase('sqlite');
     walFile = `${database.url.slice('sqlite:'.length)}-wal`;
-    app = await buildApp(testConfig(database.url), { logger: { level: 'info', stream: log.stream }, mailPollMs: false, outageProbes: probes.schedule });
+    app = await buildApp(testConfig(database.url), { logger: { level: 'info', stream: log.stream }, jobPollMs: false, outageProbes: probes.schedule });
     enforceResponseContract(app);
     await app.ready();
     key = (await createKey(app.db, { name: 'disk-full' })).key;

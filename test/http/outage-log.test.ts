@@ -19,7 +19,7 @@ describe('a PostgreSQL outage in the log', () => {
     const direct = new URL(database.url);
     proxy = new RefusingProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
     await proxy.listen();
-    app = await buildApp(testConfig(proxy.urlFor(database.url)), { logger: { level: 'info', stream: log.stream }, mailPollMs: false, outageProbes: probes.schedule });
+    app = await buildApp(testConfig(proxy.urlFor(database.url)), { logger: { level: 'info', stream: log.stream }, jobPollMs: false, outageProbes: probes.schedule });
     enforceResponseContract(app);
     await app.ready();
     key = (await createKey(app.db, { name: 'outage' })).key;

@@ -201,7 +201,7 @@ describe('rate limits while Redis freezes, dies and comes back empty (two instan
         done();
       },
     });
-    const app = await buildApp(testConfig(database.url, { REDIS_URL: `redis://127.0.0.1:${redisPort}` }), { logger: { level: 'info', stream }, mailPollMs: false });
+    const app = await buildApp(testConfig(database.url, { REDIS_URL: `redis://127.0.0.1:${redisPort}` }), { logger: { level: 'info', stream }, jobPollMs: false });
     try {
       await app.ready();
       const isOutage = (line: { level: number; msg: string }) => line.level === 40 && line.msg.startsWith('Redis unavailable');

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { enqueueMail } from '../../src/modules/mail/outbox.js';
-import { MailSender } from '../../src/modules/mail/sender.js';
+import { JobRunner } from '../../src/modules/jobs/index.js';
+import { mailQueue, type MailQueueOptions } from '../../src/modules/mail/sender.js';
+import type { App } from '../../src/core/app.js';
 import { MONDAY, newSite, requester } from '../bookings/setup.js';
 import { buildTestApp, DIALECTS, testConfig, useTestApp, type TestEnv } from '../helper.js';
 import { deadSmtpUrl, startSmtp, type TestSmtp } from './smtp.js';
@@ -57,11 +59,25 @@ describe.each(DIALECTS)('mail sender (%s)', (dialect) => {
   });
 
   const outbox = () => t.db.selectFrom('outbox').selectAll().orderBy('id').execute();
+  /** What became of the mail of one round of an app's job runner. */
+  const mailRound = async (app: App, now?: Date) => (await app.jobs.runOnce(now)).mail;
+  /** A runner with only a mail queue of these options, as another process would have. */
+  const sender = (options: Omit<MailQueueOptions, 'from'>) => {
+    const queue = mailQueue({ from: FROM, ...options });
+    const runner = new JobRunner(t.db, t.app.log).addQueue(queue);
+    return {
+      runOnce: async (now?: Date) => (await runner.runOnce(now)).mail,
+      stop: async () => {
+        await runner.stop();
+        queue.close();
+      },
+    };
+  };
 
   it('delivers a confirmation, a change notice and a welcome to their recipients', async () => {
     for (const mail of [CONFIRMATION, CHANGE, WELCOME]) await enqueueMail(t.db, mail);
 
-    expect(await t.app.mailSender.runOnce()).toEqual({ sent: 3, retrying: 0, failed: 0, notDelivered: 0 });
+    expect(await mailRound(t.app)).toEqual({ sent: 3 });
 
     expect(smtp.received.map((m) => m.to)).toEqual([['ada@example.test'], ['bob@example.test'], ['cleo@example.test']]);
     expect(smtp.received.every((m) => m.from === FROM)).toBe(true);
@@ -114,7 +130,7 @@ describe.each(DIALECTS)('mail sender (%s)', (dialect) => {
     const moved = await call('PUT', `/bookings/${created.json().data.id}`, { start_time: '11:30', status: 'approved', send_notification: true });
     expect(moved.statusCode).toBe(200);
 
-    expect(await t.app.mailSender.runOnce()).toMatchObject({ sent: 3 });
+    expect(await mailRound(t.app)).toMatchObject({ sent: 3 });
     const [welcome, confirmation, change] = smtp.received.map((m) => m.message);
 
     expect(welcome).toContain('Hello Cleo Park,');
@@ -131,45 +147,45 @@ describe.each(DIALECTS)('mail sender (%s)', (dialect) => {
 
   it('retries a refused mail with growing delays, then marks it failed with the error', async () => {
     const refusing = await startSmtp({ refuse: true });
-    const sender = new MailSender({ db: t.db, smtpUrl: refusing.url, from: FROM, log: t.app.log, maxAttempts: 3, baseDelayMs: 60_000 });
+    const runner = sender({ smtpUrl: refusing.url, maxAttempts: 3, baseDelayMs: 60_000 });
     try {
       await enqueueMail(t.db, WELCOME);
       const start = new Date(Date.now() + 1000);
 
-      expect(await sender.runOnce(start)).toMatchObject({ retrying: 1 });
+      expect(await runner.runOnce(start)).toMatchObject({ retrying: 1 });
       let [row] = await outbox();
       expect(row).toMatchObject({ status: 'pending', attempts: 1, locked_until: null });
       expect(row!.last_error).toMatch(/550.*Mailbox unavailable/);
       expect(row!.next_attempt_at).toBe(new Date(start.getTime() + 60_000).toISOString());
 
       // Not due yet: nothing is attempted.
-      expect(await sender.runOnce(start)).toEqual({ sent: 0, retrying: 0, failed: 0, notDelivered: 0 });
+      expect(await runner.runOnce(start)).toEqual({});
       expect(refusing.attempts()).toBe(1);
 
       const second = new Date(start.getTime() + 60_000);
-      await sender.runOnce(second);
+      await runner.runOnce(second);
       [row] = await outbox();
       expect(row).toMatchObject({ status: 'pending', attempts: 2 });
       expect(row!.next_attempt_at).toBe(new Date(second.getTime() + 120_000).toISOString());
 
-      expect(await sender.runOnce(new Date(second.getTime() + 120_000))).toMatchObject({ failed: 1 });
+      expect(await runner.runOnce(new Date(second.getTime() + 120_000))).toMatchObject({ failed: 1 });
       [row] = await outbox();
       expect(row).toMatchObject({ status: 'failed', attempts: 3, sent_at: null });
       expect(row!.last_error).toMatch(/Mailbox unavailable/);
       expect(refusing.attempts()).toBe(3);
 
       // A failed mail is final.
-      await sender.runOnce(new Date(second.getTime() + 10 * 3_600_000));
+      await runner.runOnce(new Date(second.getTime() + 10 * 3_600_000));
       expect(refusing.attempts()).toBe(3);
     } finally {
-      await sender.stop();
+      await runner.stop();
       await refusing.close();
     }
   });
 
   it('after a restart, sends mail left pending and mail whose sender died mid-send, not mail another sender holds', async () => {
     // The first process: its SMTP server is down, so the mail waits for a retry.
-    const down = new MailSender({ db: t.db, smtpUrl: await deadSmtpUrl(), from: FROM, log: t.app.log });
+    const down = sender({ smtpUrl: await deadSmtpUrl() });
     await enqueueMail(t.db, CONFIRMATION);
     await down.runOnce();
     await down.stop();
@@ -186,8 +202,8 @@ describe.each(DIALECTS)('mail sender (%s)', (dialect) => {
 
     const restarted = await buildTestApp(t.databaseUrl, env);
     try {
-      const result = await restarted.mailSender.runOnce(new Date(Date.parse(left!.next_attempt_at) + 1));
-      expect(result).toEqual({ sent: 2, retrying: 0, failed: 0, notDelivered: 0 });
+      const result = await mailRound(restarted, new Date(Date.parse(left!.next_attempt_at) + 1));
+      expect(result).toEqual({ sent: 2 });
     } finally {
       await restarted.close();
     }
@@ -211,15 +227,15 @@ describe.each(DIALECTS)('mail sender (%s)', (dialect) => {
         await held;
       },
     });
-    const sender = new MailSender({ db: t.db, smtpUrl: slow.url, from: FROM, log: t.app.log });
+    const runner = sender({ smtpUrl: slow.url });
     try {
       for (const mail of [CONFIRMATION, CHANGE, WELCOME]) await enqueueMail(t.db, mail);
-      const round = sender.runOnce();
+      const round = runner.runOnce();
       await first;
-      const stopped = sender.stop();
+      const stopped = runner.stop();
       release();
       await stopped;
-      expect(await round).toEqual({ sent: 1, retrying: 0, failed: 0, notDelivered: 0 });
+      expect(await round).toEqual({ sent: 1 });
     } finally {
       await slow.close();
     }
@@ -234,8 +250,8 @@ describe.each(DIALECTS)('mail sender (%s)', (dialect) => {
     for (let i = 0; i < 30; i++) await enqueueMail(t.db, { ...WELCOME, recipient: `user${i}@example.test` });
     const other = await buildTestApp(t.databaseUrl, env);
     try {
-      const results = await Promise.all([t.app.mailSender.runOnce(), other.mailSender.runOnce()]);
-      expect(results[0].sent + results[1].sent).toBe(30);
+      const results = await Promise.all([mailRound(t.app), mailRound(other)]);
+      expect((results[0]?.sent ?? 0) + (results[1]?.sent ?? 0)).toBe(30);
     } finally {
       await other.close();
     }
@@ -246,10 +262,10 @@ describe.each(DIALECTS)('mail sender (%s)', (dialect) => {
   });
 
   it('marks mail not delivered when no SMTP server is configured', async () => {
-    const sender = new MailSender({ db: t.db, smtpUrl: undefined, from: FROM, log: t.app.log });
+    const runner = sender({ smtpUrl: undefined });
     await enqueueMail(t.db, WELCOME);
-    expect(await sender.runOnce()).toMatchObject({ notDelivered: 1 });
-    await sender.stop();
+    expect(await runner.runOnce()).toEqual({ not_delivered: 1 });
+    await runner.stop();
     const [row] = await outbox();
     expect(row).toMatchObject({ status: 'not_delivered', attempts: 1, last_error: 'SMTP_URL is not set', sent_at: null });
     expect(smtp.received).toHaveLength(0);
@@ -260,7 +276,7 @@ describe.each(DIALECTS)('mail sender (%s)', (dialect) => {
     await t.db.updateTable('outbox').set({ payload: 'not json' }).where('id', '=', unreadable).execute();
     const unknown = await enqueueMail(t.db, WELCOME);
     await t.db.updateTable('outbox').set({ kind: 'newsletter' as never }).where('id', '=', unknown).execute();
-    expect(await t.app.mailSender.runOnce()).toMatchObject({ failed: 2 });
+    expect(await mailRound(t.app)).toMatchObject({ failed: 2 });
     const rows = await outbox();
     expect(rows.map((r) => [r.status, r.attempts])).toEqual([
       ['failed', 1],
@@ -272,7 +288,7 @@ describe.each(DIALECTS)('mail sender (%s)', (dialect) => {
   });
 
   it('a running service delivers on its own and stops its sender on close', async () => {
-    const app = await buildApp(testConfig(t.databaseUrl, env), { logger: false, mailPollMs: 25 });
+    const app = await buildApp(testConfig(t.databaseUrl, env), { logger: false, jobPollMs: 25 });
     await app.ready();
     try {
       await enqueueMail(t.db, WELCOME);

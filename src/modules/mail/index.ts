@@ -2,5 +2,5 @@ export { bookingChanges, bookingMail, mailAbout, type BookingFacts, type Booking
 export { outboxList } from './cli.js';
 export { enqueueMail, enqueueMails, type OutgoingMail } from './outbox.js';
 export { countOutbox, listOutbox, type OutboxRow } from './repository.js';
-export { DEFAULT_POLL_MS, MailSender } from './sender.js';
+export { mailQueue, type MailQueue } from './sender.js';
 export { OUTBOX_STATUSES, type OutboxStatus } from './table.js';

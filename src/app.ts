@@ -38,6 +38,7 @@ import { customerRoutes } from './modules/customers/index.js';
 import { locationRoutes } from './modules/locations/index.js';
 import { orderRoutes } from './modules/orders/index.js';
 import { paymentRoutes } from './modules/payments/index.js';
+import { eventRoutes } from './modules/events/index.js';
 import { scheduleRoutes } from './modules/schedules/index.js';
 import { statusRoutes } from './modules/status/index.js';
 
@@ -55,6 +56,7 @@ const MODULE_ROUTES: ((app: App) => Promise<void>)[] = [
   orderRoutes,
   couponRoutes,
   paymentRoutes,
+  eventRoutes,
 ];
 
 declare module 'fastify' {

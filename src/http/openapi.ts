@@ -45,6 +45,7 @@ const TAGS = [
   { name: 'categories', description: 'Named groups of services and of locations' },
   { name: 'coupons', description: 'Discount codes an order or a new booking can apply' },
   { name: 'customers', description: 'The people bookings are made for' },
+  { name: 'events', description: 'The change feed: every change of a booking, customer, order, invoice or payment, in commit order' },
   { name: 'locations', description: 'The places where services are given' },
   { name: 'orders', description: "What a customer owes for bookings: items, invoices and the order's payment transactions" },
   { name: 'payments', description: 'Captures and refunds recorded against orders (error style 2)' },

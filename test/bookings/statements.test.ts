@@ -8,6 +8,7 @@ import { withStatementCache } from '../../src/db/statement-cache.js';
 import type { BookingRequest } from '../../src/modules/bookings/request.js';
 import { createBooking, createBulk } from '../../src/modules/bookings/service.js';
 import { ManageLinks } from '../../src/modules/manage-links/index.js';
+import { CLI_ACTOR } from '../../src/core/actor.js';
 import { initialiseSettings, setSettings } from '../../src/modules/settings/service.js';
 import { MAX_ADVANCE_DAYS } from '../../src/core/limits.js';
 import { createTestDatabase, type TestDatabase } from '../databases.js';
@@ -87,20 +88,21 @@ describe.each(DIALECTS)('statements of booking creates (%s)', (dialect) => {
     return [...statements];
   };
 
-  it('a create reads settings, its records (the agent’s longest booking with them) and the busy bookings once, and writes order, booking, busy-time version, item and invoice', async () => {
-    const sql = await counted((h) => createBooking(h, links, request(), false));
+  it('a create reads settings, its records (the agent’s longest booking with them) and the busy bookings once, and writes order, booking, busy-time version, item, invoice and event', async () => {
+    const sql = await counted((h) => createBooking(h, CLI_ACTOR, links, request(), false));
     const work = sql.filter((s) => !/^(begin|commit)/i.test(s));
-    expect(work).toHaveLength(8);
+    expect(work).toHaveLength(9);
     expect(work.filter((s) => /^insert into "agent_busy_versions"/i.test(s))).toHaveLength(1);
     // The booking is inserted with its order's id, not pointed at the order afterwards.
     expect(work.filter((s) => /^update "bookings"/i.test(s))).toEqual([]);
   });
 
   it('a new customer, metadata and a confirmation add one statement each, agent any two', async () => {
-    const plain = await counted((h) => createBooking(h, links, request(), false));
+    const plain = await counted((h) => createBooking(h, CLI_ACTOR, links, request(), false));
     const full = await counted((h) =>
       createBooking(
         h,
+        CLI_ACTOR,
         links,
         request({ agent: 'any', customer: { new: { first_name: 'N', last_name: 'C', email: `n${day}@example.test`, phone: null } }, meta: { a: '1', b: '2' } }),
         true,
@@ -120,8 +122,8 @@ describe.each(DIALECTS)('statements of booking creates (%s)', (dialect) => {
           meta: i % 2 === 0 ? { n: String(i) } : {},
         }),
       );
-    const small = await counted((h) => createBulk(h, links, elements(4), true));
-    const large = await counted((h) => createBulk(h, links, elements(30), true));
+    const small = await counted((h) => createBulk(h, CLI_ACTOR, links, elements(4), true));
+    const large = await counted((h) => createBulk(h, CLI_ACTOR, links, elements(30), true));
     expect(large).toHaveLength(small.length);
   });
 });

@@ -166,3 +166,9 @@ export function toListItem(row: RelatedBookingRow, currency: string, meta?: Reco
     updated_at: row.updated_at,
   };
 }
+
+/** A booking as its events carry it: its manage links are capabilities, and no stored row holds one. */
+export function withoutManageLinks(view: BookingView): Omit<BookingView, 'manage_booking_for_agent' | 'manage_booking_for_customer'> {
+  const { manage_booking_for_agent: _agent, manage_booking_for_customer: _customer, ...rest } = view;
+  return rest;
+}

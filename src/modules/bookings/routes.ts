@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { App } from '../../core/app.js';
 import { validationDetails } from '../../http/error-handler.js';
 import { AppError } from '../../core/errors.js';
+import { apiActor } from '../../http/auth.js';
 import { AUTH_ERRORS, errorResponses, IdParams } from '../../http/schemas.js';
 import { bodyPartValidator } from '../../http/sent-types.js';
 import { grants } from '../../core/access.js';
@@ -118,7 +119,7 @@ export default async function bookingRoutes(app: App): Promise<void> {
       },
     },
     async (request, reply) => {
-      const booking = await createBooking(app.db, links, parseBookingRequest(request.body, 'pending'), request.body.send_confirmation ?? true);
+      const booking = await createBooking(app.db, apiActor(request), links, parseBookingRequest(request.body, 'pending'), request.body.send_confirmation ?? true);
       return reply.status(201).send({ status: 'success' as const, data: withLinksFor(request.apiKey, booking) });
     },
   );
@@ -139,7 +140,7 @@ export default async function bookingRoutes(app: App): Promise<void> {
     async (request, reply) => {
       const elements = request.body.bookings.map(bulkElement);
       const sendConfirmation = request.body.send_confirmation ?? false;
-      const outcome = await createBulk(app.db, links, elements, sendConfirmation);
+      const outcome = await createBulk(app.db, apiActor(request), links, elements, sendConfirmation);
       const total = elements.length;
       const successful = outcome.created.length;
       const failed = outcome.failed.length;
@@ -217,6 +218,7 @@ export default async function bookingRoutes(app: App): Promise<void> {
       const customer = checkCustomerFields(customerFieldsOf(body));
       const booking = await updateBooking(
         app.db,
+        apiActor(request),
         links,
         request.params.id,
         {
@@ -255,7 +257,7 @@ export default async function bookingRoutes(app: App): Promise<void> {
       },
     },
     async (request) => {
-      await deleteBooking(app.db, request.params.id);
+      await deleteBooking(app.db, apiActor(request), links, request.params.id);
       return { status: 'success' as const, data: { id: request.params.id, deleted: true as const } };
     },
   );

@@ -20,13 +20,15 @@ import {
 } from '../availability/index.js';
 import { applyCoupon, type AppliedCoupon } from '../coupons/index.js';
 import { bookingMail, enqueueMails } from '../mail/index.js';
+import { recordEvent, recordEvents } from '../events/index.js';
+import type { Actor } from '../../core/actor.js';
 import { insertBookingItems, releaseBookingForDelete, insertBookingOrders, type NewBookingOrder } from '../orders/index.js';
 import type { ManageLinks } from '../manage-links/index.js';
-import { getSettingsAndSchedule } from '../settings/index.js';
+import { getSettings, getSettingsAndSchedule } from '../settings/index.js';
 import { catalogReads, probeOf, type CatalogReads } from './catalog-reads.js';
 import { failed, invalid, requireAgent, requireBookableCustomer, requireLocation, requireSeats, requireService } from './checks.js';
 import { emailTaken, insertBookingCustomers, type NewCustomer } from './customers.js';
-import { loadDetail, servicePriceCents, type BookingView } from './present.js';
+import { loadDetail, servicePriceCents, withoutManageLinks, type BookingView } from './present.js';
 import type { AgentFacts, CustomerFacts } from './references.js';
 import * as repository from './repository.js';
 import type { BookingRequest } from './request.js';
@@ -143,7 +145,7 @@ async function couponOf(db: Db, code: string, priceCents: number, timezone: stri
 export async function writeBookings(
   db: Db,
   items: readonly PreparedBooking[],
-  options: { sendConfirmation: boolean; links: ManageLinks; currency: string },
+  options: { sendConfirmation: boolean; links: ManageLinks; currency: string; actor: Actor },
 ): Promise<{ booking: BookingView; confirmationSent: boolean }[]> {
   const at = nowIso();
   const newIds = (await insertBookingCustomers(db, items.flatMap(({ customer }) => ('id' in customer ? [] : [customer])))).values();
@@ -197,6 +199,11 @@ export async function writeBookings(
     at,
   );
   const views = written.map((one) => writtenView(one, options.links, options.currency));
+  await recordEvents(
+    db,
+    options.actor,
+    views.map((view) => ({ type: 'booking.created', resourceId: view.id, data: withoutManageLinks(view) })),
+  );
   const mails = options.sendConfirmation ? views.map((view, index) => bookingMail(view, (written[index] as Written).row.manage_link_version, 'booking_confirmation', options.currency)) : [];
   await enqueueMails(db, mails.filter((mail) => mail !== undefined));
   return views.map((booking, index) => ({ booking, confirmationSent: mails[index] !== undefined }));
@@ -240,12 +247,12 @@ async function transactionReads(trx: Db): Promise<{ context: SlotContext; reads:
  * POST /bookings: the availability check and the insert in one transaction that holds the lock
  * of every agent it may book, so that no concurrent writer can take the same time in between.
  */
-export async function createBooking(db: Db, links: ManageLinks, request: BookingRequest, sendConfirmation: boolean): Promise<BookingView> {
+export async function createBooking(db: Db, actor: Actor, links: ManageLinks, request: BookingRequest, sendConfirmation: boolean): Promise<BookingView> {
   const { keys, agents } = await lockKeysOf(db, [request]);
   return lockedTransaction(db, keys, async (trx) => {
     const { context, reads, currency } = await transactionReads(trx);
     const prepared = await prepareBooking(trx, request, { context, reads, lockedAgents: agents, pending: [], pendingEmails: new Set() });
-    const [written] = await writeBookings(trx, [prepared], { sendConfirmation, links, currency });
+    const [written] = await writeBookings(trx, [prepared], { sendConfirmation, links, currency, actor });
     return (written as { booking: BookingView }).booking;
   });
 }
@@ -262,6 +269,7 @@ export interface BulkOutcome {
  */
 export async function createBulk(
   db: Db,
+  actor: Actor,
   links: ManageLinks,
   elements: readonly (BookingRequest | AppError)[],
   sendConfirmation: boolean,
@@ -305,13 +313,13 @@ export async function createBulk(
     const written = await writeBookings(
       trx,
       accepted.map((a) => a.prepared),
-      { sendConfirmation, links, currency },
+      { sendConfirmation, links, currency, actor },
     );
     return { created: accepted.map(({ index }, i) => ({ index, ...(written[i] as (typeof written)[number]) })), failed: rejected };
   });
 }
 
-export async function deleteBooking(db: Db, id: number): Promise<void> {
+export async function deleteBooking(db: Db, actor: Actor, links: ManageLinks, id: number): Promise<void> {
   const current = await repository.findBooking(db, id);
   if (!current) throw notFound('booking_not_found', 'Booking', id);
   // No agent lock is needed to free time. The booking's own lock keeps an update from working on
@@ -321,9 +329,12 @@ export async function deleteBooking(db: Db, id: number): Promise<void> {
   await lockedTransaction(db, keys, async (trx) => {
     const booking = await repository.findBooking(trx, id);
     if (!booking) throw notFound('booking_not_found', 'Booking', id);
+    const { currency } = await getSettings(trx);
+    const before = (await loadDetail(trx, id, links, currency)) as BookingView;
     // Its order gives up its money first (refused while money is held), then the rows go.
     if (booking.order_id !== null) await releaseBookingForDelete(trx, booking.order_id, id, booking.status === 'cancelled', nowIso());
     await repository.deleteBookingRows(trx, id);
+    await recordEvent(trx, actor, { type: 'booking.deleted', resourceId: id, data: withoutManageLinks(before) });
   });
 }
 

@@ -1,5 +1,7 @@
 import type { Db } from '../../db/database.js';
 import { lockedTransaction } from '../../db/transactions.js';
+import type { Actor } from '../../core/actor.js';
+import { changedAttributes, recordEvent, type EventType } from '../events/index.js';
 import { AppError, notFound } from '../../core/errors.js';
 import { nowIso } from '../../lib/time.js';
 import { findService, freeCandidate, inZone, serviceWindow, slotContextOf, startInstant, workingCandidates } from '../availability/index.js';
@@ -8,7 +10,7 @@ import { bookingCancelled, repriceBooking, setBookingItemData, updateOrder } fro
 import { findCustomerContact } from '../customers/index.js';
 import { getSettings } from '../settings/index.js';
 import { assertEmailFree, updateBookingCustomer, type CustomerChanges } from './customers.js';
-import { loadDetail, servicePriceCents, type BookingView } from './present.js';
+import { loadDetail, servicePriceCents, withoutManageLinks, type BookingView } from './present.js';
 import { checkMergedMeta } from './request.js';
 import * as repository from './repository.js';
 import { requireAgent, requireBookableCustomer, requireLocation, requireSeats, requireService } from './checks.js';
@@ -60,11 +62,17 @@ function checkTransition(from: BookingStatus, to: BookingStatus, mayManageComple
 
 const LOCKED_TOO_LITTLE = Symbol('locked too little');
 
+/** One event per change, named by what matters most to a subscriber: cancelled, another status, a new time or place, or anything else. */
+function updateEventType(oldStatus: string, newStatus: string, rescheduled: boolean): EventType {
+  if (newStatus !== oldStatus) return newStatus === 'cancelled' ? 'booking.cancelled' : 'booking.status_changed';
+  return rescheduled ? 'booking.rescheduled' : 'booking.updated';
+}
+
 /**
  * PUT /bookings/{id}. A change of time, duration, agent or service, of the attendees, or bringing
  * a cancelled booking back, re-checks availability under the locks of the old and the new agent.
  */
-export async function updateBooking(db: Db, links: ManageLinks, id: number, update: BookingUpdate, mayManageCompleted: boolean): Promise<BookingView> {
+export async function updateBooking(db: Db, actor: Actor, links: ManageLinks, id: number, update: BookingUpdate, mayManageCompleted: boolean): Promise<BookingView> {
   for (;;) {
     const current = await repository.findBooking(db, id);
     if (!current) throw notFound('booking_not_found', 'Booking', id);
@@ -83,7 +91,7 @@ export async function updateBooking(db: Db, links: ManageLinks, id: number, upda
       // Another request gave it an agent, or a customer whose fields this changes, whose lock
       // this transaction does not hold: choose the locks again.
       if (booking.agent_id !== current.agent_id || booking.customer_id !== current.customer_id) return LOCKED_TOO_LITTLE;
-      return applyUpdate(trx, links, booking, update, mayManageCompleted);
+      return applyUpdate(trx, actor, links, booking, update, mayManageCompleted);
     });
     if (result !== LOCKED_TOO_LITTLE) return result;
   }
@@ -91,6 +99,7 @@ export async function updateBooking(db: Db, links: ManageLinks, id: number, upda
 
 async function applyUpdate(
   trx: Db,
+  actor: Actor,
   links: ManageLinks,
   booking: repository.BookingRow,
   update: BookingUpdate,
@@ -103,8 +112,8 @@ async function applyUpdate(
   if (update.selfService) {
     checkSelfService(update.selfService, { status: booking.status, startAt: Date.parse(booking.start_at) }, settings, Date.now());
   }
-  // A change notice says what changed, so it needs the booking as its customer saw it before.
-  const before = update.sendNotification ? await loadDetail(trx, booking.id, links, settings.currency) : undefined;
+  // The event and the change notice say what changed, so they need the booking as it was.
+  const before = (await loadDetail(trx, booking.id, links, settings.currency)) as BookingView;
   const siteContext = slotContextOf(settings);
 
   const changed = <K extends 'service_id' | 'agent_id' | 'location_id' | 'duration'>(
@@ -231,7 +240,11 @@ async function applyUpdate(
     });
     await setBookingItemData(trx, booking.order_id, booking.id, itemData, nowIso());
   }
-  if (before) {
+  const previousAttributes = changedAttributes(withoutManageLinks(before), withoutManageLinks(view));
+  if (previousAttributes !== undefined) {
+    await recordEvent(trx, actor, { type: updateEventType(booking.status, status, rescheduled), resourceId: view.id, data: withoutManageLinks(view), previousAttributes });
+  }
+  if (update.sendNotification) {
     // This update may have renewed the links (a new customer, a new email): the mail carries the current ones.
     const { manage_link_version: linkVersion } = (await linkedBooking(trx, booking.id)) as { manage_link_version: number };
     await mailAbout(trx, view, linkVersion, 'booking_change', settings.currency, bookingChanges(before, view, settings.currency));

@@ -1,8 +1,9 @@
 import type { Actor, ChangeSource } from '../../core/actor.js';
 import type { Db } from '../../db/database.js';
 import { nowIso } from '../../lib/time.js';
-import { insertEvents, type EventRow } from './repository.js';
-import type { EventType } from './table.js';
+import { AppError } from '../../core/errors.js';
+import { eventsAfter, feedPosition, insertEvents, type EventRow, type FeedPosition } from './repository.js';
+import { EVENT_TYPES, type EventType } from './table.js';
 
 export interface NewEvent {
   type: EventType;
@@ -64,7 +65,7 @@ export interface EventView {
   id: number;
   type: EventType;
   created_at: string;
-  data: unknown;
+  data: Record<string, unknown>;
   previous_attributes: Record<string, unknown> | null;
   request_id: string | null;
   source: ChangeSource;
@@ -86,9 +87,46 @@ export function presentEvent(row: EventRow): EventView {
     id: row.id,
     type: row.type,
     created_at: row.created_at,
-    data: JSON.parse(row.data) as unknown,
+    data: JSON.parse(row.data) as Record<string, unknown>,
     previous_attributes: row.previous_attributes === null ? null : (JSON.parse(row.previous_attributes) as Record<string, unknown>),
     request_id: row.request_id,
     source: sourceOf(row),
+  };
+}
+
+export interface EventListRequest {
+  after?: number;
+  types?: string;
+  limit?: number;
+}
+
+function parseTypes(text: string | undefined): EventType[] | undefined {
+  if (text === undefined) return undefined;
+  const types = text.split(',');
+  const unknown = types.find((type) => !(EVENT_TYPES as readonly string[]).includes(type));
+  if (unknown !== undefined) throw invalidQuery('types', `unknown event type ${unknown}; must be one of ${EVENT_TYPES.join(', ')}`);
+  return types as EventType[];
+}
+
+function invalidQuery(field: string, message: string): AppError {
+  return new AppError('invalid_request', message, { [field]: message });
+}
+
+/** A page of the feed: GET /events. */
+export async function listEvents(db: Db, request: EventListRequest) {
+  const types = parseTypes(request.types);
+  const limit = request.limit ?? 100;
+  let after: FeedPosition | undefined;
+  if (request.after !== undefined) {
+    after = await feedPosition(db, request.after);
+    if (after === undefined) throw invalidQuery('after', `event ${request.after} does not exist`);
+  }
+  // One more than asked tells whether more follow.
+  const rows = await eventsAfter(db, { after, types, limit: limit + 1 });
+  const page = rows.slice(0, limit);
+  return {
+    data: page.map(presentEvent),
+    has_more: rows.length > limit,
+    next_after: page.at(-1)?.id ?? request.after ?? null,
   };
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import formbody from '@fastify/formbody';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Actor } from '../../core/actor.js';
 import { Type, type Static } from 'typebox';
 import type { App } from '../../core/app.js';
 import { AppError } from '../../core/errors.js';
@@ -17,8 +18,13 @@ import {
   TRANSITIONS,
   updateBooking,
 } from '../bookings/index.js';
-import type { ManageLinks } from '../manage-links/index.js';
+import type { ManageLinks, ManageRole } from '../manage-links/index.js';
 import { getSettings, type SiteSettings } from '../settings/index.js';
+
+/** A change made through a manage link acts as the link's role. */
+function manageActor(request: FastifyRequest, role: ManageRole): Actor {
+  return { source: { type: 'manage_link', role }, requestId: request.id };
+}
 
 /**
  * The pages behind a booking's manage links (manage_booking_for_agent and _for_customer): the
@@ -226,7 +232,7 @@ export default async function manageRoutes(app: App, options: { links: ManageLin
     if (booking.status !== 'cancelled') {
       // The customer is bound by the cut-off, checked again under the booking's lock; the agent is not.
       const selfService = request.body.role === 'customer' ? ('cancel' as const) : undefined;
-      await updateBooking(app.db, options.links, booking.id, { status: 'cancelled', customer: {}, sendNotification: true, selfService }, false);
+      await updateBooking(app.db, manageActor(request, request.body.role), options.links, booking.id, { status: 'cancelled', customer: {}, sendNotification: true, selfService }, false);
     }
     return done(reply, booking, request.body, 'cancelled');
   });
@@ -241,7 +247,7 @@ export default async function manageRoutes(app: App, options: { links: ManageLin
       throw new AppError('invalid_request', 'Choose one of the times offered.', { slot: 'must be a date and time as YYYY-MM-DD HH:MM' });
     }
     // The same rules and locks as PUT /bookings/{id}, with the change notice it sends on request.
-    await updateBooking(app.db, options.links, booking.id, { startDate, startTime, customer: {}, sendNotification: true, selfService: 'reschedule' }, false);
+    await updateBooking(app.db, manageActor(request, access.role), options.links, booking.id, { startDate, startTime, customer: {}, sendNotification: true, selfService: 'reschedule' }, false);
     return done(reply, booking, access, 'rescheduled');
   });
 }

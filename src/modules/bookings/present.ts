@@ -169,6 +169,8 @@ export function toListItem(row: RelatedBookingRow, currency: string, meta?: Reco
 
 /** A booking as its events carry it: its manage links are capabilities, and no stored row holds one. */
 export function withoutManageLinks(view: BookingView): Omit<BookingView, 'manage_booking_for_agent' | 'manage_booking_for_customer'> {
-  const { manage_booking_for_agent: _agent, manage_booking_for_customer: _customer, ...rest } = view;
-  return rest;
+  const rest: Partial<BookingView> = { ...view };
+  delete rest.manage_booking_for_agent;
+  delete rest.manage_booking_for_customer;
+  return rest as Omit<BookingView, 'manage_booking_for_agent' | 'manage_booking_for_customer'>;
 }

@@ -27,6 +27,7 @@ import { AuditRecorder } from './modules/audit/index.js';
 import { loadManageLinkSecret, ManageLinks, storedReplyLinks } from './modules/manage-links/index.js';
 import { DEFAULT_POLL_MS, JobRunner } from './modules/jobs/index.js';
 import { mailQueue } from './modules/mail/index.js';
+import { dispatchTask, resolveWithDns, WebhookSecrets, webhookQueue, webhookRoutes, type Resolve } from './modules/webhooks/index.js';
 import { findActiveKey } from './modules/api-keys/index.js';
 import { initialiseSettings, settingsRoutes, siteOf } from './modules/settings/index.js';
 import { agentRoutes } from './modules/agents/index.js';
@@ -84,6 +85,10 @@ export interface AppOptions {
   jobPollMs?: number | false;
   /** A rate-limit store the caller made (tests: Redis stores whose upkeep they drive), used instead of REDIS_URL's. */
   rateLimits?: RateLimitStore;
+  /** How webhook URLs' host names are resolved when an endpoint is made (tests resolve without DNS). */
+  resolve?: Resolve;
+  /** Webhook delivery's timeout and jitter (tests shorten and fix them). */
+  webhookDelivery?: { timeoutMs?: number; random?: () => number };
   /** When the database outage's probes run (tests run them themselves). Default: timers. */
   outageProbes?: Schedule;
 }
@@ -162,12 +167,14 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   let rateLimits: RateLimitStore;
   let redisRateLimits: RedisRateLimitStore | undefined;
   let manageLinks: ManageLinks;
+  let serverSecret: Buffer;
   // The store is connected before the app and its log exist; it reports outages there once they do.
   let rateLimitLog: OutageLogger = { warn: () => {}, info: () => {} };
   try {
     await migrateToLatest(database);
     await initialiseSettings(database.db, config.siteTimezone);
-    manageLinks = new ManageLinks(config.publicUrl, loadManageLinkSecret(config.manageLinkSecret));
+    serverSecret = loadManageLinkSecret(config.manageLinkSecret);
+    manageLinks = new ManageLinks(config.publicUrl, serverSecret);
     if (options.rateLimits) rateLimits = options.rateLimits;
     else if (config.redisUrl) {
       rateLimits = redisRateLimits = await RedisRateLimitStore.connect(config.redisUrl, {
@@ -217,7 +224,10 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     schedule: options.outageProbes,
   });
   const mail = mailQueue({ smtpUrl: config.smtpUrl, from: config.mailFrom, manageUrl: (booking) => manageLinks.url('customer', booking) });
-  const jobs = new JobRunner(database.backgroundDb, app.log).addQueue(mail);
+  // Webhook signing secrets are derived from the same server secret as the manage links, for another purpose.
+  const webhookSecrets = new WebhookSecrets(serverSecret);
+  const webhooks = webhookQueue({ db: database.backgroundDb, secrets: webhookSecrets, allowPrivateNetworks: config.webhookAllowPrivateNetworks, ...options.webhookDelivery });
+  const jobs = new JobRunner(database.backgroundDb, app.log).addTask(dispatchTask).addQueue(mail).addQueue(webhooks);
 
   app.decorate('db', database.db);
   app.decorate('appConfig', config);
@@ -234,6 +244,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     await audit.close();
     await jobs.stop();
     mail.close();
+    webhooks.close();
     await rateLimits.close();
     await database.destroy();
   });
@@ -285,6 +296,13 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   for (const routes of MODULE_ROUTES) await app.register(routes, { prefix: API_ROOT });
   await app.register(adminRoutes, { prefix: '/admin', rateLimits, now: options.now ?? Date.now });
+  await app.register(
+    webhookRoutes({
+      secrets: webhookSecrets,
+      addresses: { allowPrivateNetworks: config.webhookAllowPrivateNetworks, requireHttps: config.nodeEnv === 'production', resolve: options.resolve ?? resolveWithDns },
+    }),
+    { prefix: API_ROOT },
+  );
   await app.register(manageRoutes, { prefix: '/manage-booking', links: manageLinks });
   return app;
 }

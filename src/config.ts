@@ -25,6 +25,8 @@ export interface Config {
   readonly logLevel: LogLevel;
   readonly manageLinkSecret: ManageLinkSecretSource;
   readonly server: ServerLimits;
+  /** Whether webhook endpoints may be on private, loopback or link-local addresses (WEBHOOK_ALLOW_PRIVATE_NETWORKS). */
+  readonly webhookAllowPrivateNetworks: boolean;
 }
 
 /** How long a client may take and how many may be connected at once; how long a shutdown may take. */
@@ -155,6 +157,13 @@ function parseServerLimits(env: Env): ServerLimits {
 }
 
 /** Whether a secret is at least 32 random bytes: 64 hex digits, or 43 base64 or base64url characters. */
+function parseBoolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  if (raw !== 'true' && raw !== 'false') fail(name, `must be true or false, got "${raw}"`);
+  return raw === 'true';
+}
+
 export function isStrongSecret(text: string): boolean {
   if (/^[0-9a-fA-F]+$/.test(text)) return text.length * 4 >= 256;
   const digits = text.replace(/={1,2}$/, '');
@@ -229,5 +238,6 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     manageLinkSecret: parseManageLinkSecret(env, databaseUrl, nodeEnv),
     server: parseServerLimits(env),
+    webhookAllowPrivateNetworks: parseBoolean(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
   });
 }

@@ -22,6 +22,8 @@ export const ERROR_STATUS = {
   transaction_not_found: 404,
   coupon_not_found: 404,
   payment_not_found: 404,
+  webhook_not_found: 404,
+  webhook_delivery_not_found: 404,
   time_slot_unavailable: 409,
   email_already_exists: 409,
   coupon_already_exists: 409,

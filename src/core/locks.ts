@@ -17,12 +17,15 @@
  *   both take one address.
  * - `order:ID`: every write that moves an order's money or payment state.
  * - `coupon:CODE` (trimmed, lower case): applying or changing a coupon, whose uses are counted.
+ * - `webhook-dispatch`: turning events into webhook deliveries, one instance at a time.
  */
 
 /** A lock taken by name: exclusive, or `{ shared }`, which only an exclusive holder of the name waits for. */
 export type LockKey = string | { shared: string };
 
 export const CATALOG_LOCK = 'catalog';
+
+export const WEBHOOK_DISPATCH_LOCK = 'webhook-dispatch';
 
 export const agentLock = (agentId: number): string => `agent:${agentId}`;
 

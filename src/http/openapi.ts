@@ -52,6 +52,7 @@ const TAGS = [
   { name: 'schedules', description: "The site's weekly hours and exceptions, and an agent's own" },
   { name: 'services', description: 'What can be booked: duration, price, capacity and buffers' },
   { name: 'settings', description: 'Site-wide settings: timezone, currency, the booking window, slot interval' },
+  { name: 'webhooks', description: 'Endpoints that receive signed events (Standard Webhooks), and their deliveries' },
   { name: 'status', description: "The site's timezone and the current time: a cheap check of a key" },
 ];
 

@@ -1,0 +1,68 @@
+import { WEBHOOK_DISPATCH_LOCK } from '../../core/locks.js';
+import type { Db } from '../../db/database.js';
+import { lockedTransaction } from '../../db/transactions.js';
+import { eventsAfter, feedPosition, presentEvent, type EventRow, type FeedPosition } from '../events/index.js';
+import type { PeriodicTask } from '../jobs/index.js';
+import * as repository from './repository.js';
+
+const BATCH = 500;
+
+async function positionOf(db: Db, lastEventId: number | null): Promise<FeedPosition | undefined> {
+  return lastEventId === null ? undefined : feedPosition(db, lastEventId);
+}
+
+function wants(endpoint: Pick<repository.EndpointRow, 'event_types' | 'created_at'>, event: EventRow): boolean {
+  // An endpoint hears of changes made after it was made, not of the past.
+  if (event.created_at < endpoint.created_at) return false;
+  return endpoint.event_types === null || (JSON.parse(endpoint.event_types) as string[]).includes(event.type);
+}
+
+/**
+ * Turns new events into deliveries, one per enabled endpoint that wants each, walking the change
+ * feed from where it last stopped. The deliveries and the new place are written in one transaction
+ * under the dispatch lock, so with any number of instances each event is dispatched exactly once;
+ * the feed's order guarantees that no event is passed while its transaction is still open.
+ */
+export async function dispatchEvents(db: Db, now: Date): Promise<number> {
+  // Cheap when nothing is new: one read of the place and one of the feed, no lock.
+  const after = await positionOf(db, await repository.dispatchCursor(db));
+  if ((await eventsAfter(db, { after, types: undefined, limit: 1 })).length === 0) return 0;
+  let dispatched = 0;
+  for (;;) {
+    const more = await lockedTransaction(db, [WEBHOOK_DISPATCH_LOCK], async (trx) => {
+      const position = await positionOf(trx, await repository.dispatchCursor(trx));
+      const events = await eventsAfter(trx, { after: position, types: undefined, limit: BATCH });
+      const last = events.at(-1);
+      if (last === undefined) return false;
+      const endpoints = await repository.enabledEndpointsForDispatch(trx);
+      const at = now.toISOString();
+      const deliveries = events.flatMap((event) => {
+        const matching = endpoints.filter((endpoint) => wants(endpoint, event));
+        if (matching.length === 0) return [];
+        const payload = JSON.stringify(presentEvent(event));
+        return matching.map((endpoint) => ({
+          endpoint_id: endpoint.id,
+          event_id: event.id,
+          event_type: event.type,
+          payload,
+          status: 'pending' as const,
+          attempts: 0,
+          last_error: null,
+          last_status_code: null,
+          next_attempt_at: at,
+          locked_until: null,
+          delivered_at: null,
+          created_at: at,
+          updated_at: at,
+        }));
+      });
+      await repository.insertDeliveries(trx, deliveries);
+      await repository.moveDispatchCursor(trx, last.id, at);
+      dispatched += deliveries.length;
+      return events.length === BATCH;
+    });
+    if (!more) return dispatched;
+  }
+}
+
+export const dispatchTask: PeriodicTask = { name: 'webhook-dispatch', run: async (db, now) => void (await dispatchEvents(db, now)) };

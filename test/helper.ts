@@ -41,11 +41,13 @@ export interface TestAppOptions {
   beforeReady?: (app: App) => void;
   now?: () => number;
   rateLimits?: AppOptions['rateLimits'];
+  /** Webhook address resolution and delivery timing. */
+  appOptions?: Pick<AppOptions, 'resolve' | 'webhookDelivery'>;
 }
 
 export async function buildTestApp(databaseUrl: string, env: TestEnv = {}, options: TestAppOptions = {}): Promise<App> {
   // Tests deliver mail explicitly (app.jobs.runOnce()), so outbox rows stay as written until then.
-  const app = await buildApp(testConfig(databaseUrl, env), { logger: false, jobPollMs: false, now: options.now, rateLimits: options.rateLimits });
+  const app = await buildApp(testConfig(databaseUrl, env), { logger: false, jobPollMs: false, now: options.now, rateLimits: options.rateLimits, ...options.appOptions });
   options.beforeReady?.(app);
   // No drift: every answer a test receives must be one the app's own OpenAPI document declares.
   enforceResponseContract(app);

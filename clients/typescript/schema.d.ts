@@ -759,6 +759,162 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/booking-api/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the change feed: events oldest first, after a cursor
+         * @description Every change writes its event in the same transaction. Events are listed in commit order: an event never appears behind an `after` a reader has already passed, so walking the feed with `next_after` sees each event once.
+         *
+         *     Permission: `events:read`.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/booking-api/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook endpoints, newest first
+         * @description Permission: `webhooks:read`.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Subscribe an endpoint to events; the answer shows its signing secret, this once
+         * @description Permission: `webhooks:write`.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/booking-api/v1/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a webhook endpoint
+         * @description Permission: `webhooks:read`.
+         */
+        get: operations["getWebhook"];
+        /**
+         * Change a webhook endpoint; only supplied fields change
+         * @description Enabling an endpoint the service disabled clears its failure record.
+         *
+         *     Permission: `webhooks:write`.
+         */
+        put: operations["updateWebhook"];
+        post?: never;
+        /**
+         * Delete a webhook endpoint and its deliveries
+         * @description Permission: `webhooks:write`.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/booking-api/v1/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a new signing secret, shown this once; the old one also signs for 24 hours
+         * @description Permission: `webhooks:write`.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/booking-api/v1/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An endpoint's deliveries, newest first, each with its attempts
+         * @description Permission: `webhooks:read`.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/booking-api/v1/webhooks/{id}/deliveries/{delivery_id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a delivery again now, whatever became of it
+         * @description Permission: `webhooks:write`.
+         */
+        post: operations["retryWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/booking-api/v1/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a webhook.test delivery to this endpoint alone
+         * @description Permission: `webhooks:write`.
+         */
+        post: operations["testWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1536,6 +1692,119 @@ export interface components {
              * @example 2026-12-01 09:30:00
              */
             updated_at: string;
+        };
+        /** Event */
+        Event: {
+            id: number;
+            /** @enum {unknown} */
+            type: "booking.created" | "booking.updated" | "booking.rescheduled" | "booking.status_changed" | "booking.cancelled" | "booking.deleted" | "customer.created" | "customer.updated" | "customer.deleted" | "order.updated" | "order.cancelled" | "invoice.paid" | "invoice.voided" | "payment.created" | "payment.updated" | "payment.refunded";
+            /**
+             * Format: date-time
+             * @description When the change was made (UTC)
+             */
+            created_at: string;
+            /** @description The resource as its GET returns it after the change (for a deletion: as it was), less manage-link keys */
+            data: {
+                [key: string]: unknown;
+            };
+            previous_attributes: null | {
+                [key: string]: unknown;
+            };
+            /** @description X-Request-Id of the request that made the change */
+            request_id: null | string;
+            /** @description Who made the change: an API key, a manage link, the admin pages, the command line or the service itself */
+            source: {
+                /** @enum {string} */
+                type: "api_key";
+                api_key_id: number;
+            } | {
+                /** @enum {string} */
+                type: "manage_link";
+                /** @enum {unknown} */
+                role: "customer" | "agent";
+            } | {
+                /** @enum {unknown} */
+                type: "admin" | "cli" | "system";
+            };
+        };
+        /** WebhookEndpointWithSecret */
+        WebhookEndpointWithSecret: {
+            id: number;
+            url: string;
+            description: null | string;
+            /** @description The event types sent to the endpoint; null for every type */
+            event_types: null | ("booking.created" | "booking.updated" | "booking.rescheduled" | "booking.status_changed" | "booking.cancelled" | "booking.deleted" | "customer.created" | "customer.updated" | "customer.deleted" | "order.updated" | "order.cancelled" | "invoice.paid" | "invoice.voided" | "payment.created" | "payment.updated" | "payment.refunded")[];
+            /**
+             * @description A disabled endpoint receives nothing
+             * @enum {unknown}
+             */
+            status: "enabled" | "disabled";
+            /** @description Why the service disabled it (failing for three days); null otherwise */
+            disabled_reason: null | string;
+            /** @description Since when every delivery has failed; null after a success */
+            failing_since: null | string;
+            /** @description After a rotation: until when deliveries are also signed with the previous secret */
+            previous_secret_expires_at: null | string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description The signing secret (whsec_…), shown only in this answer */
+            secret: string;
+        };
+        /** WebhookEndpoint */
+        WebhookEndpoint: {
+            id: number;
+            url: string;
+            description: null | string;
+            /** @description The event types sent to the endpoint; null for every type */
+            event_types: null | ("booking.created" | "booking.updated" | "booking.rescheduled" | "booking.status_changed" | "booking.cancelled" | "booking.deleted" | "customer.created" | "customer.updated" | "customer.deleted" | "order.updated" | "order.cancelled" | "invoice.paid" | "invoice.voided" | "payment.created" | "payment.updated" | "payment.refunded")[];
+            /**
+             * @description A disabled endpoint receives nothing
+             * @enum {unknown}
+             */
+            status: "enabled" | "disabled";
+            /** @description Why the service disabled it (failing for three days); null otherwise */
+            disabled_reason: null | string;
+            /** @description Since when every delivery has failed; null after a success */
+            failing_since: null | string;
+            /** @description After a rotation: until when deliveries are also signed with the previous secret */
+            previous_secret_expires_at: null | string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** WebhookAttempt */
+        WebhookAttempt: {
+            /** Format: date-time */
+            attempted_at: string;
+            /** @description The answer's status; null when none came */
+            status_code: null | number;
+            duration_ms: number;
+            /** @description The first 1 KiB of the answer */
+            response_body: null | string;
+            error: null | string;
+        };
+        /** WebhookDelivery */
+        WebhookDelivery: {
+            id: number;
+            webhook_id: number;
+            /** @description Null for a test delivery */
+            event_id: null | number;
+            event_type: string;
+            /** @enum {unknown} */
+            status: "pending" | "succeeded" | "failed";
+            attempts: number;
+            last_status_code: null | number;
+            last_error: null | string;
+            /** @description When a pending delivery is tried next */
+            next_attempt_at: null | string;
+            /** @description When a 2xx answer came */
+            delivered_at: null | string;
+            /** Format: date-time */
+            created_at: string;
+            attempt_log: components["schemas"]["WebhookAttempt"][];
         };
     };
     responses: never;
@@ -13153,6 +13422,1917 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorStyle2"];
+                };
+            };
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description Events after this one, in the order of the feed; from the first event when absent */
+                after?: number;
+                /**
+                 * @description Only events of these types, separated by commas: booking.created, booking.updated, booking.rescheduled, booking.status_changed, booking.cancelled, booking.deleted, customer.created, customer.updated, customer.deleted, order.updated, order.cancelled, invoice.paid, invoice.voided, payment.created, payment.updated, payment.refunded
+                 * @example booking.created,booking.cancelled
+                 */
+                types?: string;
+                /** @description At most this many events */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["Event"][];
+                        /** @description Whether more events followed at the time of reading: ask again with after = next_after */
+                        has_more: boolean;
+                        /** @description The id to pass as `after` to read on: the last event returned, or the `after` given when none was */
+                        next_after: null | number;
+                    };
+                };
+            };
+            /** @description Bad Request: Error, style 1 */
+            400: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Unauthorized: Error, style 1 */
+            401: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Forbidden: Error, style 1 */
+            403: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Too Many Requests: Error, style 1 */
+            429: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Internal Server Error: Error, style 1 */
+            500: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Service Unavailable: Error, style 1 */
+            503: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["WebhookEndpoint"][];
+                        pagination: {
+                            page: number;
+                            per_page: number;
+                            total: number;
+                            total_pages: number;
+                        };
+                    };
+                };
+            };
+            /** @description Bad Request: Error, style 1 */
+            400: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Unauthorized: Error, style 1 */
+            401: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Forbidden: Error, style 1 */
+            403: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Too Many Requests: Error, style 1 */
+            429: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Internal Server Error: Error, style 1 */
+            500: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Service Unavailable: Error, style 1 */
+            503: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first response to this key (and this exact request) is stored for at least 24 hours and replayed to retries without doing the work again; the same key with a different request answers 422 idempotency_key_reused. A replayed answer carries the header Idempotent-Replayed: true. A retry while the first request is still being worked on waits for it, then answers 409 idempotency_key_in_progress after 15 s. If the service stopped after the work committed but before answering, a retry answers 409 idempotency_response_lost instead of doing it again: read the resource. Answers to requests that were handled are stored, errors included; a request refused before it is handled (authentication, permission, size, rate limit, or a body that fails its schema, except on /payments, which reports those itself) and server errors (5xx) store nothing: the key stays free for a corrected request. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description Where deliveries are POSTed: http(s), public addresses only; https in production
+                     */
+                    url: string;
+                    /** @description The event types sent to the endpoint; null for every type */
+                    event_types?: null | ("booking.created" | "booking.updated" | "booking.rescheduled" | "booking.status_changed" | "booking.cancelled" | "booking.deleted" | "customer.created" | "customer.updated" | "customer.deleted" | "order.updated" | "order.cancelled" | "invoice.paid" | "invoice.voided" | "payment.created" | "payment.updated" | "payment.refunded")[];
+                    description?: string;
+                    /**
+                     * @description A disabled endpoint receives nothing
+                     * @enum {unknown}
+                     */
+                    status?: "enabled" | "disabled";
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset": number;
+                    /** @description true when this is the stored answer to an earlier request with the same Idempotency-Key, replayed */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message?: string;
+                        data: components["schemas"]["WebhookEndpointWithSecret"];
+                    };
+                };
+            };
+            /** @description Bad Request: Error, style 1 */
+            400: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description true when this is the stored answer to an earlier request with the same Idempotency-Key, replayed */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Unauthorized: Error, style 1 */
+            401: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Forbidden: Error, style 1 */
+            403: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Conflict: Error, style 1 */
+            409: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description true when this is the stored answer to an earlier request with the same Idempotency-Key, replayed */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Payload Too Large: Error, style 1 */
+            413: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Unprocessable Entity: Error, style 1 */
+            422: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description true when this is the stored answer to an earlier request with the same Idempotency-Key, replayed */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Too Many Requests: Error, style 1 */
+            429: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Internal Server Error: Error, style 1 */
+            500: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Service Unavailable: Error, style 1 */
+            503: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message?: string;
+                        data: components["schemas"]["WebhookEndpoint"];
+                    };
+                };
+            };
+            /** @description Bad Request: Error, style 1 */
+            400: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Unauthorized: Error, style 1 */
+            401: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Forbidden: Error, style 1 */
+            403: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Not Found: Error, style 1 */
+            404: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Too Many Requests: Error, style 1 */
+            429: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Internal Server Error: Error, style 1 */
+            500: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Service Unavailable: Error, style 1 */
+            503: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first response to this key (and this exact request) is stored for at least 24 hours and replayed to retries without doing the work again; the same key with a different request answers 422 idempotency_key_reused. A replayed answer carries the header Idempotent-Replayed: true. A retry while the first request is still being worked on waits for it, then answers 409 idempotency_key_in_progress after 15 s. If the service stopped after the work committed but before answering, a retry answers 409 idempotency_response_lost instead of doing it again: read the resource. Answers to requests that were handled are stored, errors included; a request refused before it is handled (authentication, permission, size, rate limit, or a body that fails its schema, except on /payments, which reports those itself) and server errors (5xx) store nothing: the key stays free for a corrected request. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description Where deliveries are POSTed: http(s), public addresses only; https in production
+                     */
+                    url?: string;
+                    /** @description The event types sent to the endpoint; null for every type */
+                    event_types?: null | ("booking.created" | "booking.updated" | "booking.rescheduled" | "booking.status_changed" | "booking.cancelled" | "booking.deleted" | "customer.created" | "customer.updated" | "customer.deleted" | "order.updated" | "order.cancelled" | "invoice.paid" | "invoice.voided" | "payment.created" | "payment.updated" | "payment.refunded")[];
+                    description?: null | string;
+                    /**
+                     * @description A disabled endpoint receives nothing
+                     * @enum {unknown}
+                     */
+                    status?: "enabled" | "disabled";
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset": number;
+                    /** @description true when this is the stored answer to an earlier request with the same Idempotency-Key, replayed */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message?: string;
+                        data: components["schemas"]["WebhookEndpoint"];
+                    };
+                };
+            };
+            /** @description Bad Request: Error, style 1 */
+            400: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description true when this is the stored answer to an earlier request with the same Idempotency-Key, replayed */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Unauthorized: Error, style 1 */
+            401: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Forbidden: Error, style 1 */
+            403: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Not Found: Error, style 1 */
+            404: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description true when this is the stored answer to an earlier request with the same Idempotency-Key, replayed */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Conflict: Error, style 1 */
+            409: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description true when this is the stored answer to an earlier request with the same Idempotency-Key, replayed */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Payload Too Large: Error, style 1 */
+            413: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Unprocessable Entity: Error, style 1 */
+            422: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description true when this is the stored answer to an earlier request with the same Idempotency-Key, replayed */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Too Many Requests: Error, style 1 */
+            429: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Internal Server Error: Error, style 1 */
+            500: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Service Unavailable: Error, style 1 */
+            503: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message?: string;
+                        data: {
+                            id: number;
+                            /** @enum {boolean} */
+                            deleted: true;
+                        };
+                    };
+                };
+            };
+            /** @description Bad Request: Error, style 1 */
+            400: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Unauthorized: Error, style 1 */
+            401: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Forbidden: Error, style 1 */
+            403: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Not Found: Error, style 1 */
+            404: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Too Many Requests: Error, style 1 */
+            429: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Internal Server Error: Error, style 1 */
+            500: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Service Unavailable: Error, style 1 */
+            503: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first response to this key (and this exact request) is stored for at least 24 hours and replayed to retries without doing the work again; the same key with a different request answers 422 idempotency_key_reused. A replayed answer carries the header Idempotent-Replayed: true. A retry while the first request is still being worked on waits for it, then answers 409 idempotency_key_in_progress after 15 s. If the service stopped after the work committed but before answering, a retry answers 409 idempotency_response_lost instead of doing it again: read the resource. Answers to requests that were handled are stored, errors included; a request refused before it is handled (authentication, permission, size, rate limit, or a body that fails its schema, except on /payments, which reports those itself) and server errors (5xx) store nothing: the key stays free for a corrected request. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset": number;
+                    /** @description true when this is the stored answer to an earlier request with the same Idempotency-Key, replayed */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message?: string;
+                        data: components["schemas"]["WebhookEndpointWithSecret"];
+                    };
+                };
+            };
+            /** @description Bad Request: Error, style 1 */
+            400: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description true when this is the stored answer to an earlier request with the same Idempotency-Key, replayed */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Unauthorized: Error, style 1 */
+            401: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Forbidden: Error, style 1 */
+            403: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Not Found: Error, style 1 */
+            404: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description true when this is the stored answer to an earlier request with the same Idempotency-Key, replayed */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Conflict: Error, style 1 */
+            409: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description true when this is the stored answer to an earlier request with the same Idempotency-Key, replayed */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Payload Too Large: Error, style 1 */
+            413: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Unprocessable Entity: Error, style 1 */
+            422: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description true when this is the stored answer to an earlier request with the same Idempotency-Key, replayed */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Too Many Requests: Error, style 1 */
+            429: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Internal Server Error: Error, style 1 */
+            500: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Service Unavailable: Error, style 1 */
+            503: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["WebhookDelivery"][];
+                        pagination: {
+                            page: number;
+                            per_page: number;
+                            total: number;
+                            total_pages: number;
+                        };
+                    };
+                };
+            };
+            /** @description Bad Request: Error, style 1 */
+            400: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Unauthorized: Error, style 1 */
+            401: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Forbidden: Error, style 1 */
+            403: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Not Found: Error, style 1 */
+            404: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Too Many Requests: Error, style 1 */
+            429: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Internal Server Error: Error, style 1 */
+            500: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Service Unavailable: Error, style 1 */
+            503: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+        };
+    };
+    retryWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first response to this key (and this exact request) is stored for at least 24 hours and replayed to retries without doing the work again; the same key with a different request answers 422 idempotency_key_reused. A replayed answer carries the header Idempotent-Replayed: true. A retry while the first request is still being worked on waits for it, then answers 409 idempotency_key_in_progress after 15 s. If the service stopped after the work committed but before answering, a retry answers 409 idempotency_response_lost instead of doing it again: read the resource. Answers to requests that were handled are stored, errors included; a request refused before it is handled (authentication, permission, size, rate limit, or a body that fails its schema, except on /payments, which reports those itself) and server errors (5xx) store nothing: the key stays free for a corrected request. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: number;
+                delivery_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset": number;
+                    /** @description true when this is the stored answer to an earlier request with the same Idempotency-Key, replayed */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message?: string;
+                        data: components["schemas"]["WebhookDelivery"];
+                    };
+                };
+            };
+            /** @description Bad Request: Error, style 1 */
+            400: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description true when this is the stored answer to an earlier request with the same Idempotency-Key, replayed */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Unauthorized: Error, style 1 */
+            401: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Forbidden: Error, style 1 */
+            403: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Not Found: Error, style 1 */
+            404: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description true when this is the stored answer to an earlier request with the same Idempotency-Key, replayed */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Conflict: Error, style 1 */
+            409: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description true when this is the stored answer to an earlier request with the same Idempotency-Key, replayed */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Payload Too Large: Error, style 1 */
+            413: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Unprocessable Entity: Error, style 1 */
+            422: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description true when this is the stored answer to an earlier request with the same Idempotency-Key, replayed */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Too Many Requests: Error, style 1 */
+            429: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Internal Server Error: Error, style 1 */
+            500: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Service Unavailable: Error, style 1 */
+            503: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+        };
+    };
+    testWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first response to this key (and this exact request) is stored for at least 24 hours and replayed to retries without doing the work again; the same key with a different request answers 422 idempotency_key_reused. A replayed answer carries the header Idempotent-Replayed: true. A retry while the first request is still being worked on waits for it, then answers 409 idempotency_key_in_progress after 15 s. If the service stopped after the work committed but before answering, a retry answers 409 idempotency_response_lost instead of doing it again: read the resource. Answers to requests that were handled are stored, errors included; a request refused before it is handled (authentication, permission, size, rate limit, or a body that fails its schema, except on /payments, which reports those itself) and server errors (5xx) store nothing: the key stays free for a corrected request. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset": number;
+                    /** @description true when this is the stored answer to an earlier request with the same Idempotency-Key, replayed */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message?: string;
+                        data: components["schemas"]["WebhookDelivery"];
+                    };
+                };
+            };
+            /** @description Bad Request: Error, style 1 */
+            400: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description true when this is the stored answer to an earlier request with the same Idempotency-Key, replayed */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Unauthorized: Error, style 1 */
+            401: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Forbidden: Error, style 1 */
+            403: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Not Found: Error, style 1 */
+            404: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description true when this is the stored answer to an earlier request with the same Idempotency-Key, replayed */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Conflict: Error, style 1 */
+            409: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description true when this is the stored answer to an earlier request with the same Idempotency-Key, replayed */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Payload Too Large: Error, style 1 */
+            413: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Unprocessable Entity: Error, style 1 */
+            422: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description true when this is the stored answer to an earlier request with the same Idempotency-Key, replayed */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Too Many Requests: Error, style 1 */
+            429: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Internal Server Error: Error, style 1 */
+            500: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Service Unavailable: Error, style 1 */
+            503: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
                 };
             };
         };

@@ -1,3 +1,4 @@
+import { CLI_ACTOR } from '../../src/core/actor.js';
 import { createHash } from 'node:crypto';
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
@@ -247,8 +248,10 @@ describe.each(DIALECTS)('POST /customers (%s)', (dialect) => {
     const existing = await insertCustomer(t.db, { email });
     const attempt = persistNewCustomer(
       t.db,
+      CLI_ACTOR,
       { first_name: 'Late', last_name: `Comer${dialect}`, email: email.toUpperCase(), email_lower: email },
       new Date().toISOString(),
+      'UTC',
     );
     await expect(attempt).rejects.toBeInstanceOf(AppError);
     await expect(attempt).rejects.toMatchObject({ code: 'email_already_exists', details: { existing_customer_id: existing } });

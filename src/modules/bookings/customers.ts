@@ -1,7 +1,8 @@
 import type { Db } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/constraints.js';
 import { nowIso } from '../../lib/time.js';
-import { emailLowerOf, emailTaken, findCustomerIdByEmail, insertCustomersWithFreeEmails, newCustomerRow, setCustomerColumns } from '../customers/index.js';
+import type { Actor } from '../../core/actor.js';
+import { changeCustomerColumns, emailTaken, findCustomerIdByEmail, insertCustomersWithFreeEmails, newCustomerRow, recordCustomersCreated } from '../customers/index.js';
 import { renewManageLinks } from '../manage-links/index.js';
 
 /** A customer a booking request creates (spec, POST /bookings: customer.*). */
@@ -36,12 +37,12 @@ async function guardEmail<T>(email: string, write: () => Promise<T>): Promise<T>
 }
 
 /**
- * Inserts the customers bookings name, in one statement; their ids in the same order. No
- * welcome mail (only POST /customers sends one). The email checks run under the bookings' locks,
+ * Inserts the customers bookings name, in one statement, with their customer.created events;
+ * their ids in the same order. No welcome mail (only POST /customers sends one). The email checks run under the bookings' locks,
  * but POST /customers does not take them: should a customer with one of the emails commit in
  * between, that row is not inserted and the request is refused as if the check had seen it.
  */
-export async function insertBookingCustomers(db: Db, customers: readonly NewCustomer[]): Promise<number[]> {
+export async function insertBookingCustomers(db: Db, actor: Actor, timezone: string, customers: readonly NewCustomer[]): Promise<number[]> {
   if (customers.length === 0) return [];
   const at = nowIso();
   const rows = await insertCustomersWithFreeEmails(
@@ -53,6 +54,7 @@ export async function insertBookingCustomers(db: Db, customers: readonly NewCust
       ),
     ),
   );
+  await recordCustomersCreated(db, actor, rows, timezone);
   const ids = new Map(rows.map((row) => [row.email_lower, row.id]));
   return customers.map((customer) => {
     const id = ids.get(customer.email.toLowerCase());
@@ -68,16 +70,16 @@ export interface CustomerChanges {
   phone?: string | null;
 }
 
-export async function updateBookingCustomer(db: Db, id: number, changes: CustomerChanges): Promise<void> {
+/** Changes the booking's customer's own fields, with the customer.updated event. */
+export async function updateBookingCustomer(db: Db, actor: Actor, timezone: string, id: number, changes: CustomerChanges): Promise<void> {
   if (Object.keys(changes).length === 0) return;
-  const before = changes.email === undefined ? undefined : await emailLowerOf(db, id);
   const write = () =>
-    setCustomerColumns(db, id, {
+    changeCustomerColumns(db, actor, timezone, id, {
       ...changes,
       ...(changes.email !== undefined ? { email_lower: changes.email.toLowerCase() } : {}),
       updated_at: nowIso(),
     });
-  await (changes.email === undefined ? write() : guardEmail(changes.email, write));
+  const { before } = await (changes.email === undefined ? write() : guardEmail(changes.email, write));
   // Links mailed to the former address stop opening the customer's bookings.
-  if (changes.email !== undefined && before?.email_lower !== changes.email.toLowerCase()) await renewManageLinks(db, 'customer_id', id);
+  if (changes.email !== undefined && before.email_lower !== changes.email.toLowerCase()) await renewManageLinks(db, 'customer_id', id);
 }

@@ -145,10 +145,10 @@ async function couponOf(db: Db, code: string, priceCents: number, timezone: stri
 export async function writeBookings(
   db: Db,
   items: readonly PreparedBooking[],
-  options: { sendConfirmation: boolean; links: ManageLinks; currency: string; actor: Actor },
+  options: { sendConfirmation: boolean; links: ManageLinks; currency: string; timezone: string; actor: Actor },
 ): Promise<{ booking: BookingView; confirmationSent: boolean }[]> {
   const at = nowIso();
-  const newIds = (await insertBookingCustomers(db, items.flatMap(({ customer }) => ('id' in customer ? [] : [customer])))).values();
+  const newIds = (await insertBookingCustomers(db, options.actor, options.timezone, items.flatMap(({ customer }) => ('id' in customer ? [] : [customer])))).values();
   const customers = items.map(({ customer }): CustomerFacts => ('id' in customer ? customer : { ...customer, id: newIds.next().value as number }));
   const orders = await insertBookingOrders(
     db,
@@ -238,9 +238,9 @@ async function lockKeysOf(db: Db, requests: readonly BookingRequest[]): Promise<
 }
 
 /** The site's settings and schedule, read once for the transaction, and its catalog reads. */
-async function transactionReads(trx: Db): Promise<{ context: SlotContext; reads: CatalogReads; currency: string }> {
+async function transactionReads(trx: Db): Promise<{ context: SlotContext; reads: CatalogReads; currency: string; timezone: string }> {
   const { settings, schedule } = await getSettingsAndSchedule(trx);
-  return { context: slotContextOf(settings), reads: catalogReads(trx, schedule), currency: settings.currency };
+  return { context: slotContextOf(settings), reads: catalogReads(trx, schedule), currency: settings.currency, timezone: settings.timezone };
 }
 
 /**
@@ -250,9 +250,9 @@ async function transactionReads(trx: Db): Promise<{ context: SlotContext; reads:
 export async function createBooking(db: Db, actor: Actor, links: ManageLinks, request: BookingRequest, sendConfirmation: boolean): Promise<BookingView> {
   const { keys, agents } = await lockKeysOf(db, [request]);
   return lockedTransaction(db, keys, async (trx) => {
-    const { context, reads, currency } = await transactionReads(trx);
+    const { context, reads, currency, timezone } = await transactionReads(trx);
     const prepared = await prepareBooking(trx, request, { context, reads, lockedAgents: agents, pending: [], pendingEmails: new Set() });
-    const [written] = await writeBookings(trx, [prepared], { sendConfirmation, links, currency, actor });
+    const [written] = await writeBookings(trx, [prepared], { sendConfirmation, links, currency, timezone, actor });
     return (written as { booking: BookingView }).booking;
   });
 }
@@ -277,7 +277,7 @@ export async function createBulk(
   const requests = elements.filter((element): element is BookingRequest => !(element instanceof AppError));
   const { keys, agents } = await lockKeysOf(db, requests);
   return lockedTransaction(db, keys, async (trx) => {
-    const { context, reads, currency } = await transactionReads(trx);
+    const { context, reads, currency, timezone } = await transactionReads(trx);
     await reads.preload(requests.map(probeOf));
     const busy = await bulkBusyReads(trx, requests, reads, context, agents);
     const accepted: { index: number; prepared: PreparedBooking }[] = [];
@@ -313,7 +313,7 @@ export async function createBulk(
     const written = await writeBookings(
       trx,
       accepted.map((a) => a.prepared),
-      { sendConfirmation, links, currency, actor },
+      { sendConfirmation, links, currency, timezone, actor },
     );
     return { created: accepted.map(({ index }, i) => ({ index, ...(written[i] as (typeof written)[number]) })), failed: rejected };
   });

@@ -192,7 +192,7 @@ async function applyUpdate(
     if (booksCustomer) requireBookableCustomer(customer);
   }
   if (update.customer.email !== undefined) await assertEmailFree(trx, update.customer.email, customerId);
-  await updateBookingCustomer(trx, customerId, update.customer);
+  await updateBookingCustomer(trx, actor, settings.timezone, customerId, update.customer);
 
   await repository.updateBookingRow(trx, booking.id, {
     ...spanValues,

@@ -329,20 +329,11 @@ export function findCustomerContact(db: Db, id: number) {
   return db.selectFrom('customers').select(['id', 'first_name', 'last_name', 'email', 'phone', 'status']).where('id', '=', id).executeTakeFirst();
 }
 
-/** The customer's lower-cased email (null: none), or undefined when there is no such customer. */
-export async function emailLowerOf(db: Db, id: number): Promise<{ email_lower: string | null } | undefined> {
-  return db.selectFrom('customers').select('email_lower').where('id', '=', id).executeTakeFirst();
-}
-
 /**
- * Inserts the rows in one statement, skipping any whose email_lower another customer has; the ids
- * and emails of those inserted, in any order.
+ * Inserts the rows in one statement, skipping any whose email_lower another customer has; the rows
+ * inserted, in any order.
  */
-export function insertCustomersWithFreeEmails(db: Db, rows: readonly Insertable<CustomersTable>[]): Promise<{ id: number; email_lower: string | null }[]> {
-  return db.insertInto('customers').values(rows).onConflict((oc) => oc.column('email_lower').doNothing()).returning(['id', 'email_lower']).execute();
+export function insertCustomersWithFreeEmails(db: Db, rows: readonly Insertable<CustomersTable>[]): Promise<CustomerRow[]> {
+  return db.insertInto('customers').values(rows).onConflict((oc) => oc.column('email_lower').doNothing()).returningAll().execute();
 }
 
-/** Changes the customer's columns. */
-export async function setCustomerColumns(db: Db, id: number, changes: Updateable<CustomersTable>): Promise<void> {
-  await db.updateTable('customers').set(changes).where('id', '=', id).execute();
-}

@@ -1,4 +1,5 @@
 import type { App } from '../../core/app.js';
+import { apiActor } from '../../http/auth.js';
 import { AUTH_ERRORS, errorResponses } from '../../http/schemas.js';
 import {
   CreateCustomerBody,
@@ -64,7 +65,7 @@ export default async function customerRoutes(app: App): Promise<void> {
       },
     },
     async (request, reply) => {
-      const customer = await createCustomer(app.db, request.site, request.body);
+      const customer = await createCustomer(app.db, apiActor(request), request.site, request.body);
       return reply.status(201).send({ success: true as const, message: 'Customer created', data: customer });
     },
   );
@@ -106,7 +107,7 @@ export default async function customerRoutes(app: App): Promise<void> {
       },
     },
     async (request) => {
-      const customer = await updateCustomer(app.db, request.site, request.params.id, request.body);
+      const customer = await updateCustomer(app.db, apiActor(request), request.site, request.params.id, request.body);
       return { success: true as const, message: 'Customer updated', data: customer };
     },
   );
@@ -125,7 +126,7 @@ export default async function customerRoutes(app: App): Promise<void> {
       },
     },
     async (request) => {
-      await deleteCustomer(app.db, request.params.id);
+      await deleteCustomer(app.db, apiActor(request), request.site, request.params.id);
       return { success: true as const, message: 'Customer deleted', data: { id: request.params.id, deleted: true as const } };
     },
   );

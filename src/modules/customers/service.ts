@@ -1,7 +1,11 @@
 import { createHash } from 'node:crypto';
+import type { Updateable } from 'kysely';
+import type { CustomersTable } from './table.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/constraints.js';
 import type { Db } from '../../db/database.js';
 import { lockedTransaction } from '../../db/transactions.js';
+import type { Actor } from '../../core/actor.js';
+import { changedAttributes, recordEvent, recordEvents } from '../events/index.js';
 import { AppError, notFound, type ErrorDetails } from '../../core/errors.js';
 import { offsetOf, pageOf, type Page } from '../../core/pagination.js';
 import type { Site } from '../../core/site.js';
@@ -114,6 +118,26 @@ function detailView(row: CustomerRow, timezone: string): CustomerDetailView {
     notes: row.notes,
     avatar_url: avatarUrl(row.email),
   };
+}
+
+/**
+ * Changes a customer's columns for another module (a booking update that edits its customer),
+ * with the customer.updated event when anything the customer's GET shows changed.
+ */
+export async function changeCustomerColumns(db: Db, actor: Actor, timezone: string, id: number, changes: Updateable<CustomersTable>): Promise<{ before: CustomerRow; after: CustomerRow }> {
+  const before = await repository.findCustomer(db, id);
+  if (!before) throw notFound('customer_not_found', 'Customer', id);
+  const after = await repository.updateCustomer(db, id, changes);
+  if (!after) throw notFound('customer_not_found', 'Customer', id);
+  const data = detailView(after, timezone);
+  const previousAttributes = changedAttributes(detailView(before, timezone), data);
+  if (previousAttributes !== undefined) await recordEvent(db, actor, { type: 'customer.updated', resourceId: id, data, previousAttributes });
+  return { before, after };
+}
+
+/** Records that customers were made, each as GET /customers/{id} shows it; with the transaction that made them. */
+export async function recordCustomersCreated(db: Db, actor: Actor, rows: readonly CustomerRow[], timezone: string): Promise<void> {
+  await recordEvents(db, actor, rows.map((row) => ({ type: 'customer.created', resourceId: row.id, data: detailView(row, timezone) })));
 }
 
 const NO_STATS: Omit<CustomerStats, 'total_spent'> = {
@@ -297,7 +321,7 @@ async function referenceProblems(db: Db, agentId: number | null | undefined, loc
  * shared. The unique email key stays the final judge of a taken email: a concurrent create of the
  * same email ends here as email_already_exists like any other, with nothing of this attempt left behind.
  */
-export async function persistNewCustomer(db: Db, columns: repository.NewCustomerColumns, at: string): Promise<CustomerRow> {
+export async function persistNewCustomer(db: Db, actor: Actor, columns: repository.NewCustomerColumns, at: string, timezone: string): Promise<CustomerRow> {
   const keys: LockKey[] = [{ shared: CATALOG_LOCK }, ...(columns.email ? [emailLock(columns.email)] : [])];
   try {
     return await lockedTransaction(db, keys, async (trx) => {
@@ -307,6 +331,7 @@ export async function persistNewCustomer(db: Db, columns: repository.NewCustomer
       }
       // The row, and so its code, is made in each run: a run that met a taken code runs again.
       const created = await repository.insertCustomer(trx, repository.newCustomerRow(columns, at));
+      await recordCustomersCreated(trx, actor, [created], timezone);
       if (created.email) {
         await enqueueMail(trx, {
           kind: 'customer_welcome',
@@ -330,7 +355,7 @@ export async function persistNewCustomer(db: Db, columns: repository.NewCustomer
   }
 }
 
-export async function createCustomer(db: Db, site: Site, body: CreateCustomerBody): Promise<CreatedCustomer> {
+export async function createCustomer(db: Db, actor: Actor, site: Site, body: CreateCustomerBody): Promise<CreatedCustomer> {
   const { timezone } = await site();
   const { columns, customFields, errors } = cleanCustomerInput(body, { isoCountry: false, today: todayIn(timezone) });
   if (Object.keys(errors).length > 0) {
@@ -338,6 +363,7 @@ export async function createCustomer(db: Db, site: Site, body: CreateCustomerBod
   }
   const row = await persistNewCustomer(
     db,
+    actor,
     {
       ...columns,
       first_name: columns.first_name ?? '',
@@ -346,6 +372,7 @@ export async function createCustomer(db: Db, site: Site, body: CreateCustomerBod
       custom_fields: JSON.stringify(mergeCustomFields({}, customFields ?? {})),
     },
     nowIso(),
+    timezone,
   );
   return { ...detailView(row, timezone), user_id: null, welcome_email_sent: row.email !== null };
 }
@@ -370,7 +397,7 @@ const emailOfAnother = () =>
   updateFailed('Customer update failed: the email belongs to another customer', { email: 'is already used by another customer' });
 
 /** Under the customer's lock: merge custom_fields into the current ones and write. */
-async function applyUpdate(trx: Db, id: number, { columns, customFields, errors }: CleanedInput): Promise<CustomerRow> {
+async function applyUpdate(trx: Db, actor: Actor, timezone: string, id: number, { columns, customFields, errors }: CleanedInput): Promise<CustomerRow> {
   const current = await repository.findCustomer(trx, id);
   if (!current) throw notFound('customer_not_found', 'Customer', id);
   if (Object.keys(errors).length > 0) {
@@ -392,6 +419,9 @@ async function applyUpdate(trx: Db, id: number, { columns, customFields, errors 
   if (!updated) throw notFound('customer_not_found', 'Customer', id);
   // Links mailed to the former address stop opening the customer's bookings.
   if (columns.email_lower !== undefined && columns.email_lower !== current.email_lower) await renewManageLinks(trx, 'customer_id', id);
+  const [before, after] = [detailView(current, timezone), detailView(updated, timezone)];
+  const previousAttributes = changedAttributes(before, after);
+  if (previousAttributes !== undefined) await recordEvent(trx, actor, { type: 'customer.updated', resourceId: id, data: after, previousAttributes });
   return updated;
 }
 
@@ -399,13 +429,13 @@ async function applyUpdate(trx: Db, id: number, { columns, customFields, errors 
  * Changes only the supplied fields. Read, merge and write hold the customer's lock, so concurrent
  * updates never lose each other's custom fields; the unique email key judges a taken email.
  */
-export async function updateCustomer(db: Db, site: Site, id: number, body: UpdateCustomerBody): Promise<UpdatedCustomer> {
+export async function updateCustomer(db: Db, actor: Actor, site: Site, id: number, body: UpdateCustomerBody): Promise<UpdatedCustomer> {
   const { timezone } = await site();
   const input = cleanCustomerInput(body, { isoCountry: true, today: todayIn(timezone) });
   let row: CustomerRow;
   try {
     const keys = [customerLock(id), ...(input.columns.email ? [emailLock(input.columns.email)] : [])];
-    row = await lockedTransaction(db, keys, (trx) => applyUpdate(trx, id, input));
+    row = await lockedTransaction(db, keys, (trx) => applyUpdate(trx, actor, timezone, id, input));
   } catch (error) {
     if (isUniqueViolation(error, 'customers', 'email_lower')) throw emailOfAnother();
     throw error;
@@ -442,16 +472,19 @@ function hasPayments(id: number): AppError {
  * adds to their orders holds their lock, shared. The foreign keys are the final judge: a
  * reference that slips past ends as customer_has_bookings too.
  */
-export async function deleteCustomer(db: Db, id: number): Promise<void> {
+export async function deleteCustomer(db: Db, actor: Actor, site: Site, id: number): Promise<void> {
+  const { timezone } = await site();
   try {
     await lockedTransaction(db, [customerLock(id)], async (trx) => {
-      if (!(await repository.findCustomer(trx, id))) throw notFound('customer_not_found', 'Customer', id);
+      const row = await repository.findCustomer(trx, id);
+      if (!row) throw notFound('customer_not_found', 'Customer', id);
       const history = await repository.historyOf(trx, id);
       if (history.bookings) throw hasBookings(id);
       if (history.payments) throw hasPayments(id);
       if (history.liveOrders) throw hasLiveOrders(id);
       await repository.deleteCancelledOrdersOf(trx, id);
       await repository.deleteCustomer(trx, id);
+      await recordEvent(trx, actor, { type: 'customer.deleted', resourceId: id, data: detailView(row, timezone) });
     });
   } catch (error) {
     if (isForeignKeyViolation(error)) throw hasBookings(id);

@@ -13,7 +13,7 @@ describe('the change feed under concurrent writers (postgres)', () => {
   let key: string;
 
   beforeAll(async () => {
-    key = await t.key({ permissions: ['events:read'] });
+    key = await t.key({ permissions: ['events:read'], perMinute: 1_000_000, perHour: 1_000_000 });
     for (let i = 0; i < 6; i++) {
       const client = new pg.Client({ connectionString: t.databaseUrl.replace(/^postgresql:/, 'postgres:') });
       await client.connect();

@@ -22,7 +22,7 @@ import { applyCoupon, type AppliedCoupon } from '../coupons/index.js';
 import { bookingMail, enqueueMails } from '../mail/index.js';
 import { recordEvent, recordEvents } from '../events/index.js';
 import type { Actor } from '../../core/actor.js';
-import { insertBookingItems, releaseBookingForDelete, insertBookingOrders, type NewBookingOrder } from '../orders/index.js';
+import { insertBookingItems, releaseBookingForDelete, insertBookingOrders, withOrderEvents, type NewBookingOrder } from '../orders/index.js';
 import type { ManageLinks } from '../manage-links/index.js';
 import { getSettings, getSettingsAndSchedule } from '../settings/index.js';
 import { catalogReads, probeOf, type CatalogReads } from './catalog-reads.js';
@@ -329,10 +329,13 @@ export async function deleteBooking(db: Db, actor: Actor, links: ManageLinks, id
   await lockedTransaction(db, keys, async (trx) => {
     const booking = await repository.findBooking(trx, id);
     if (!booking) throw notFound('booking_not_found', 'Booking', id);
-    const { currency } = await getSettings(trx);
-    const before = (await loadDetail(trx, id, links, currency)) as BookingView;
+    const settings = await getSettings(trx);
+    const before = (await loadDetail(trx, id, links, settings.currency)) as BookingView;
     // Its order gives up its money first (refused while money is held), then the rows go.
-    if (booking.order_id !== null) await releaseBookingForDelete(trx, booking.order_id, id, booking.status === 'cancelled', nowIso());
+    const orderId = booking.order_id;
+    if (orderId !== null) {
+      await withOrderEvents(trx, actor, orderId, settings, () => releaseBookingForDelete(trx, orderId, id, booking.status === 'cancelled', nowIso()));
+    }
     await repository.deleteBookingRows(trx, id);
     await recordEvent(trx, actor, { type: 'booking.deleted', resourceId: id, data: withoutManageLinks(before) });
   });

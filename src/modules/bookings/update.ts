@@ -6,9 +6,10 @@ import { AppError, notFound } from '../../core/errors.js';
 import { nowIso } from '../../lib/time.js';
 import { findService, freeCandidate, inZone, serviceWindow, slotContextOf, startInstant, workingCandidates } from '../availability/index.js';
 import { bookingChanges, mailAbout } from '../mail/index.js';
-import { bookingCancelled, repriceBooking, setBookingItemData, updateOrder } from '../orders/index.js';
+import { bookingCancelled, repriceBooking, setBookingItemData, updateOrder, withOrderEvents } from '../orders/index.js';
 import { findCustomerContact } from '../customers/index.js';
 import { getSettings } from '../settings/index.js';
+import type { SiteSettings } from '../../core/site.js';
 import { assertEmailFree, updateBookingCustomer, type CustomerChanges } from './customers.js';
 import { loadDetail, servicePriceCents, withoutManageLinks, type BookingView } from './present.js';
 import { checkMergedMeta } from './request.js';
@@ -91,7 +92,10 @@ export async function updateBooking(db: Db, actor: Actor, links: ManageLinks, id
       // Another request gave it an agent, or a customer whose fields this changes, whose lock
       // this transaction does not hold: choose the locks again.
       if (booking.agent_id !== current.agent_id || booking.customer_id !== current.customer_id) return LOCKED_TOO_LITTLE;
-      return applyUpdate(trx, actor, links, booking, update, mayManageCompleted);
+      const settings = await getSettings(trx);
+      const apply = () => applyUpdate(trx, actor, links, settings, booking, update, mayManageCompleted);
+      // What the change does to the booking's order (its price, its customer, a cancellation's money) records its own events.
+      return booking.order_id === null ? apply() : withOrderEvents(trx, actor, booking.order_id, settings, apply);
     });
     if (result !== LOCKED_TOO_LITTLE) return result;
   }
@@ -101,13 +105,13 @@ async function applyUpdate(
   trx: Db,
   actor: Actor,
   links: ManageLinks,
+  settings: SiteSettings,
   booking: repository.BookingRow,
   update: BookingUpdate,
   mayManageCompleted: boolean,
 ): Promise<BookingView> {
   const status = update.status ?? booking.status;
   checkTransition(booking.status, status, mayManageCompleted);
-  const settings = await getSettings(trx);
   // Checked under the booking's lock, on the booking as it is now, not as the customer's page showed it.
   if (update.selfService) {
     checkSelfService(update.selfService, { status: booking.status, startAt: Date.parse(booking.start_at) }, settings, Date.now());

@@ -1,4 +1,5 @@
 export { insertBookingItems, insertBookingOrders, type NewBookingOrder } from './create.js';
+export { withOrderEvents } from './events.js';
 export { presentTransaction } from './present.js';
 export { setBookingItemData } from './repository.js';
 export { default as orderRoutes } from './routes.js';

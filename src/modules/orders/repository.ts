@@ -430,3 +430,8 @@ export interface NewInvoiceRow {
 export function insertInvoiceRows(trx: Db, rows: NewInvoiceRow[]): Promise<{ id: number; invoice_number: string }[]> {
   return invoiceInserts.execute(trx, rows);
 }
+
+/** Every transaction of the order, oldest first. */
+export function orderTransactions(db: Db, orderId: number): Promise<TransactionRow[]> {
+  return db.selectFrom('transactions').selectAll().where('order_id', '=', orderId).orderBy('id').execute();
+}

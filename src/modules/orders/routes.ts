@@ -1,4 +1,5 @@
 import type { App } from '../../core/app.js';
+import { apiActor } from '../../http/auth.js';
 import { AUTH_ERRORS, errorResponses } from '../../http/schemas.js';
 import { Invoice, InvoiceParams, InvoiceUpdateBody, Order, OrderIdParams, OrderList, OrderListQuery, OrderRefParams, OrderUpdateBody, SubListQuery, Transaction, TransactionParams } from './schemas.js';
 import * as service from './service.js';
@@ -54,7 +55,7 @@ export default async function orderRoutes(app: App): Promise<void> {
         response: { 200: Order, ...errorResponses([400, 404, 422, ...AUTH_ERRORS]) },
       },
     },
-    async (request) => service.updateOrder(app.db, request.site, request.params.id, request.body),
+    async (request) => service.updateOrder(app.db, apiActor(request), request.site, request.params.id, request.body),
   );
 
   app.get(
@@ -105,7 +106,7 @@ export default async function orderRoutes(app: App): Promise<void> {
     async (request) => ({
       success: true as const,
       message: 'Invoice updated',
-      data: await service.updateInvoice(app.db, request.site, request.params.order_id, request.params.invoice_id, request.body),
+      data: await service.updateInvoice(app.db, apiActor(request), request.site, request.params.order_id, request.params.invoice_id, request.body),
     }),
   );
 

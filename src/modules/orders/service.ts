@@ -2,6 +2,8 @@ import { DateTime } from 'luxon';
 import { isUniqueViolation } from '../../db/constraints.js';
 import type { Db } from '../../db/database.js';
 import { lockedTransaction } from '../../db/transactions.js';
+import type { Actor } from '../../core/actor.js';
+import { withOrderEvents } from './events.js';
 import { AppError, notFound } from '../../core/errors.js';
 import { updatedBounds } from '../../http/list-query.js';
 import { formatCents, toCents } from '../../lib/money.js';
@@ -33,20 +35,27 @@ import { pageRequest, pagination } from '../../core/pagination.js';
 
 const OWNER_CHANGED = Symbol('owner changed');
 
+/** Who changes an order, and the site it is shown in: its events need both. */
+export interface OrderChange {
+  actor: Actor;
+  site: Site;
+}
+
 /**
  * Runs `work` in a transaction holding the order's lock, the `also` locks and, shared, the lock of
  * the customer the order belongs to: a customer's delete takes it exclusively and removes their
  * orders, so no payment, invoice or order change lands on an order being removed. If the order
- * moved to another customer between the read of its owner and the locks, it runs again.
+ * moved to another customer between the read of its owner and the locks, it runs again. The
+ * events of what `work` changed (the order, its invoices, its payments) are written with it.
  */
-export async function underOrderLocks<T>(db: Db, orderId: number, also: readonly LockKey[], work: (trx: Db) => Promise<T>): Promise<T> {
+export async function underOrderLocks<T>(db: Db, change: OrderChange, orderId: number, also: readonly LockKey[], work: (trx: Db) => Promise<T>): Promise<T> {
   for (;;) {
     const owner = (await repository.findOrder(db, orderId))?.customer_id;
     const locks: LockKey[] = [orderLock(orderId), ...also, ...(owner === undefined ? [] : [{ shared: customerLock(owner) }])];
     const outcome = await lockedTransaction(db, locks, async (trx) => {
       const order = await repository.findOrder(trx, orderId);
       if (order !== undefined && order.customer_id !== owner) return OWNER_CHANGED;
-      return { value: await work(trx) };
+      return { value: await withOrderEvents(trx, change.actor, orderId, await change.site(), () => work(trx)) };
     });
     if (outcome !== OWNER_CHANGED) return outcome.value;
   }
@@ -306,7 +315,7 @@ async function moneyChanges(trx: Db, order: repository.OrderRow, body: OrderUpda
  * customer (with its bookings), amounts and coupon. A new total moves payment_status with the
  * succeeded payments unless payment_status is given, which is then set as is.
  */
-export async function updateOrder(db: Db, site: Site, id: number, body: OrderUpdateBody): Promise<OrderView> {
+export async function updateOrder(db: Db, actor: Actor, site: Site, id: number, body: OrderUpdateBody): Promise<OrderView> {
   if (Object.keys(body).length === 0) {
     throw new AppError('invalid_request', 'Nothing to update: send at least one order field', { body: 'no updatable field given' });
   }
@@ -321,7 +330,7 @@ export async function updateOrder(db: Db, site: Site, id: number, body: OrderUpd
   for (;;) {
     const bookings = cancelling ? await repository.orderBookings(db, id) : [];
     const bookingLocks = bookings.flatMap((booking) => [agentLock(booking.agent_id), bookingLock(booking.id)]);
-    const done = await underOrderLocks(db, id, [...locks, ...bookingLocks], async (trx) => {
+    const done = await underOrderLocks(db, { actor, site }, id, [...locks, ...bookingLocks], async (trx) => {
       if (cancelling && !sameAgents(bookings, await repository.orderBookings(trx, id))) return false;
       await applyOrderUpdate(trx, id, body, timezone);
       return true;
@@ -441,7 +450,7 @@ const DERIVED_INVOICE_STATES: readonly string[] = ['partially_paid'];
  * to paid records one succeeded capture of what it still lacks, at most the balance due. Then the
  * ledger sets the order's, the bookings' and the invoices' states.
  */
-export async function updateInvoice(db: Db, site: Site, orderId: number, invoiceId: number, body: InvoiceUpdateBody): Promise<InvoiceView> {
+export async function updateInvoice(db: Db, actor: Actor, site: Site, orderId: number, invoiceId: number, body: InvoiceUpdateBody): Promise<InvoiceView> {
   if (body.status === undefined && body.charge_amount === undefined) {
     throw new AppError('invalid_request', 'Nothing to update: send status or charge_amount', { body: 'no updatable field given' });
   }
@@ -450,7 +459,7 @@ export async function updateInvoice(db: Db, site: Site, orderId: number, invoice
       status: 'partially_paid follows the ledger; set open, paid, draft, void or uncollectible',
     });
   }
-  await underOrderLocks(db, orderId, [], async (trx) => {
+  await underOrderLocks(db, { actor, site }, orderId, [], async (trx) => {
     const invoice = await requireInvoice(trx, orderId, invoiceId);
     if (invoice.status === 'paid' && body.status !== undefined && body.status !== 'paid') {
       throw new AppError('validation_failed', 'A paid invoice cannot change its status', {

@@ -32,12 +32,12 @@ import { findActiveKey } from './modules/api-keys/index.js';
 import { initialiseSettings, settingsRoutes, siteOf } from './modules/settings/index.js';
 import { agentRoutes } from './modules/agents/index.js';
 import { availabilityRoutes } from './modules/availability/index.js';
-import { bookingRoutes } from './modules/bookings/index.js';
+import { bookingEventsOfOrders, bookingRoutes } from './modules/bookings/index.js';
 import { catalogRoutes } from './modules/catalog/index.js';
 import { couponRoutes } from './modules/coupons/index.js';
 import { customerRoutes } from './modules/customers/index.js';
 import { locationRoutes } from './modules/locations/index.js';
-import { orderRoutes } from './modules/orders/index.js';
+import { orderRoutes, type BookingEvents } from './modules/orders/index.js';
 import { paymentRoutes } from './modules/payments/index.js';
 import { eventRoutes } from './modules/events/index.js';
 import { scheduleRoutes } from './modules/schedules/index.js';
@@ -67,6 +67,8 @@ declare module 'fastify' {
     manageLinks: ManageLinks;
     audit: AuditRecorder;
     jobs: JobRunner;
+    /** Writes the events of bookings an order's change reaches (modules/orders: BookingEvents). */
+    bookingEvents: BookingEvents;
   }
 }
 
@@ -234,6 +236,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   app.decorate('manageLinks', manageLinks);
   app.decorate('audit', audit);
   app.decorate('jobs', jobs);
+  app.decorate('bookingEvents', bookingEventsOfOrders(manageLinks));
   app.addHook('onReady', async () => {
     if (options.jobPollMs !== false) jobs.start(options.jobPollMs ?? DEFAULT_POLL_MS);
     redisRateLimits?.startUpkeep();

@@ -81,6 +81,22 @@ describe.each(DIALECTS)('the change feed: GET /events and booking events (%s)', 
     expect(JSON.stringify(stored)).not.toMatch(/manage-booking|key=/);
   });
 
+  it('an order cancelled or paid records the events of its bookings too', async () => {
+    site ??= await newSite(t.db);
+    const created = await call('POST', '/bookings', { service_id: site.serviceId, agent_id: site.agentId, start_date: TUESDAY, start_time: '15:00', customer_id: site.customerId, send_confirmation: false });
+    const { id, order } = created.json().data as { id: number; order: { id: number } };
+    const from = await lastEventId();
+    expect((await call('POST', '/payments', { order_id: order.id, amount: 45 })).statusCode).toBe(201);
+    expect((await call('PUT', `/orders/${order.id}`, { status: 'cancelled' })).statusCode).toBe(200);
+    const events = await walk(from);
+    expect(events.map((e) => [e.type, e.data.id as number])).toEqual([
+      ['booking.updated', id],
+      ['booking.cancelled', id],
+    ]);
+    expect(events[0]!.previous_attributes).toMatchObject({ payment_status: 'not_paid' });
+    expect(events[1]!.previous_attributes).toMatchObject({ status: 'pending' });
+  });
+
   it('a bulk request records one event per created booking and none for its refused elements', async () => {
     site ??= await newSite(t.db);
     const from = await lastEventId();

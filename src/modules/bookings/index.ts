@@ -4,3 +4,4 @@ export { SELF_SERVICE_STATUSES, selfServiceRefusal, type SelfServiceAction } fro
 export { type BookingStatus } from './table.js';
 export { TRANSITIONS, updateBooking } from './update.js';
 export { anyBookingNames, bookingAccessByCode, upcomingBookingCount, type CatalogRef } from './repository.js';
+export { bookingEventsOfOrders } from './events.js';

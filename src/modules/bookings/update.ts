@@ -1,7 +1,8 @@
 import type { Db } from '../../db/database.js';
 import { lockedTransaction } from '../../db/transactions.js';
 import type { Actor } from '../../core/actor.js';
-import { changedAttributes, recordEvent, type EventType } from '../events/index.js';
+import { changedAttributes, recordEvent } from '../events/index.js';
+import { bookingEventType } from './events.js';
 import { AppError, notFound } from '../../core/errors.js';
 import { nowIso } from '../../lib/time.js';
 import { findService, freeCandidate, inZone, serviceWindow, slotContextOf, startInstant, workingCandidates } from '../availability/index.js';
@@ -63,11 +64,6 @@ function checkTransition(from: BookingStatus, to: BookingStatus, mayManageComple
 
 const LOCKED_TOO_LITTLE = Symbol('locked too little');
 
-/** One event per change, named by what matters most to a subscriber: cancelled, another status, a new time or place, or anything else. */
-function updateEventType(oldStatus: string, newStatus: string, rescheduled: boolean): EventType {
-  if (newStatus !== oldStatus) return newStatus === 'cancelled' ? 'booking.cancelled' : 'booking.status_changed';
-  return rescheduled ? 'booking.rescheduled' : 'booking.updated';
-}
 
 /**
  * PUT /bookings/{id}. A change of time, duration, agent or service, of the attendees, or bringing
@@ -246,7 +242,7 @@ async function applyUpdate(
   }
   const previousAttributes = changedAttributes(withoutManageLinks(before), withoutManageLinks(view));
   if (previousAttributes !== undefined) {
-    await recordEvent(trx, actor, { type: updateEventType(booking.status, status, rescheduled), resourceId: view.id, data: withoutManageLinks(view), previousAttributes });
+    await recordEvent(trx, actor, { type: bookingEventType(booking.status, status, rescheduled), resourceId: view.id, data: withoutManageLinks(view), previousAttributes });
   }
   if (update.sendNotification) {
     // This update may have renewed the links (a new customer, a new email): the mail carries the current ones.

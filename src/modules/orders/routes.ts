@@ -55,7 +55,7 @@ export default async function orderRoutes(app: App): Promise<void> {
         response: { 200: Order, ...errorResponses([400, 404, 422, ...AUTH_ERRORS]) },
       },
     },
-    async (request) => service.updateOrder(app.db, apiActor(request), request.site, request.params.id, request.body),
+    async (request) => service.updateOrder(app.db, { actor: apiActor(request), site: request.site, bookings: app.bookingEvents }, request.params.id, request.body),
   );
 
   app.get(
@@ -106,7 +106,7 @@ export default async function orderRoutes(app: App): Promise<void> {
     async (request) => ({
       success: true as const,
       message: 'Invoice updated',
-      data: await service.updateInvoice(app.db, apiActor(request), request.site, request.params.order_id, request.params.invoice_id, request.body),
+      data: await service.updateInvoice(app.db, { actor: apiActor(request), site: request.site, bookings: app.bookingEvents }, request.params.order_id, request.params.invoice_id, request.body),
     }),
   );
 

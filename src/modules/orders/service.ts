@@ -35,10 +35,18 @@ import { pageRequest, pagination } from '../../core/pagination.js';
 
 const OWNER_CHANGED = Symbol('owner changed');
 
-/** Who changes an order, and the site it is shown in: its events need both. */
+/**
+ * Runs `work`, which may change the given bookings inside the caller's transaction, and records
+ * their events: the bookings module provides it, as an order's changes (a cancellation, a
+ * transfer, a payment moving their payment status) reach its bookings.
+ */
+export type BookingEvents = <T>(trx: Db, actor: Actor, bookingIds: readonly number[], work: () => Promise<T>) => Promise<T>;
+
+/** Who changes an order, the site it is shown in, and how its bookings' events are written. */
 export interface OrderChange {
   actor: Actor;
   site: Site;
+  bookings: BookingEvents;
 }
 
 /**
@@ -55,7 +63,9 @@ export async function underOrderLocks<T>(db: Db, change: OrderChange, orderId: n
     const outcome = await lockedTransaction(db, locks, async (trx) => {
       const order = await repository.findOrder(trx, orderId);
       if (order !== undefined && order.customer_id !== owner) return OWNER_CHANGED;
-      return { value: await withOrderEvents(trx, change.actor, orderId, await change.site(), () => work(trx)) };
+      const bookingIds = (await repository.orderBookings(trx, orderId)).map((booking) => booking.id);
+      const value = await withOrderEvents(trx, change.actor, orderId, await change.site(), () => change.bookings(trx, change.actor, bookingIds, () => work(trx)));
+      return { value };
     });
     if (outcome !== OWNER_CHANGED) return outcome.value;
   }
@@ -315,7 +325,8 @@ async function moneyChanges(trx: Db, order: repository.OrderRow, body: OrderUpda
  * customer (with its bookings), amounts and coupon. A new total moves payment_status with the
  * succeeded payments unless payment_status is given, which is then set as is.
  */
-export async function updateOrder(db: Db, actor: Actor, site: Site, id: number, body: OrderUpdateBody): Promise<OrderView> {
+export async function updateOrder(db: Db, change: OrderChange, id: number, body: OrderUpdateBody): Promise<OrderView> {
+  const { site } = change;
   if (Object.keys(body).length === 0) {
     throw new AppError('invalid_request', 'Nothing to update: send at least one order field', { body: 'no updatable field given' });
   }
@@ -330,7 +341,7 @@ export async function updateOrder(db: Db, actor: Actor, site: Site, id: number, 
   for (;;) {
     const bookings = cancelling ? await repository.orderBookings(db, id) : [];
     const bookingLocks = bookings.flatMap((booking) => [agentLock(booking.agent_id), bookingLock(booking.id)]);
-    const done = await underOrderLocks(db, { actor, site }, id, [...locks, ...bookingLocks], async (trx) => {
+    const done = await underOrderLocks(db, change, id, [...locks, ...bookingLocks], async (trx) => {
       if (cancelling && !sameAgents(bookings, await repository.orderBookings(trx, id))) return false;
       await applyOrderUpdate(trx, id, body, timezone);
       return true;
@@ -450,7 +461,8 @@ const DERIVED_INVOICE_STATES: readonly string[] = ['partially_paid'];
  * to paid records one succeeded capture of what it still lacks, at most the balance due. Then the
  * ledger sets the order's, the bookings' and the invoices' states.
  */
-export async function updateInvoice(db: Db, actor: Actor, site: Site, orderId: number, invoiceId: number, body: InvoiceUpdateBody): Promise<InvoiceView> {
+export async function updateInvoice(db: Db, change: OrderChange, orderId: number, invoiceId: number, body: InvoiceUpdateBody): Promise<InvoiceView> {
+  const { site } = change;
   if (body.status === undefined && body.charge_amount === undefined) {
     throw new AppError('invalid_request', 'Nothing to update: send status or charge_amount', { body: 'no updatable field given' });
   }
@@ -459,7 +471,7 @@ export async function updateInvoice(db: Db, actor: Actor, site: Site, orderId: n
       status: 'partially_paid follows the ledger; set open, paid, draft, void or uncollectible',
     });
   }
-  await underOrderLocks(db, { actor, site }, orderId, [], async (trx) => {
+  await underOrderLocks(db, change, orderId, [], async (trx) => {
     const invoice = await requireInvoice(trx, orderId, invoiceId);
     if (invoice.status === 'paid' && body.status !== undefined && body.status !== 'paid') {
       throw new AppError('validation_failed', 'A paid invoice cannot change its status', {

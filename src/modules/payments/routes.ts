@@ -61,7 +61,7 @@ export default async function paymentRoutes(app: App): Promise<void> {
     },
     async (request, reply) => {
       rejectInvalid(request);
-      const data = await service.createPayment(app.db, apiActor(request), request.site, request.body).catch((error: unknown) => {
+      const data = await service.createPayment(app.db, { actor: apiActor(request), site: request.site, bookings: app.bookingEvents }, request.body).catch((error: unknown) => {
         throw failed(request, error, 'Failed to create payment');
       });
       return reply.status(201).send({ success: true as const, message: 'Payment recorded', data });
@@ -122,7 +122,7 @@ export default async function paymentRoutes(app: App): Promise<void> {
     },
     async (request) => {
       rejectInvalid(request);
-      const data = await service.updatePayment(app.db, apiActor(request), request.site, request.params.id, request.body).catch((error: unknown) => {
+      const data = await service.updatePayment(app.db, { actor: apiActor(request), site: request.site, bookings: app.bookingEvents }, request.params.id, request.body).catch((error: unknown) => {
         throw failed(request, error, `Failed to update payment ${request.params.id}`);
       });
       return { success: true as const, message: 'Payment updated', data };

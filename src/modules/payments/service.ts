@@ -1,4 +1,3 @@
-import type { Actor } from '../../core/actor.js';
 import type { Db } from '../../db/database.js';
 import { AppError } from '../../core/errors.js';
 import { toCents } from '../../lib/money.js';
@@ -71,12 +70,13 @@ export async function listPayments(db: Db, site: Site, query: PaymentListQuery) 
  * the order's, its bookings' and its invoices' states with it, under the order's lock: of
  * simultaneous captures of one balance, exactly one is taken.
  */
-export async function createPayment(db: Db, actor: Actor, site: Site, body: PaymentCreateBody): Promise<TransactionView> {
+export async function createPayment(db: Db, change: orders.OrderChange, body: PaymentCreateBody): Promise<TransactionView> {
+  const { site } = change;
   const amount = amountCents(body.amount);
   const kind = transactionKind(body.kind ?? 'capture');
   const status = body.status ?? 'succeeded';
   const payer: LockKey[] = body.customer_id ? [{ shared: customerLock(body.customer_id) }] : [];
-  const id = await underOrderLocks(db, { actor, site }, body.order_id, payer, async (trx) => {
+  const id = await underOrderLocks(db, change, body.order_id, payer, async (trx) => {
     const order = await orders.findOrder(trx, body.order_id);
     if (!order) throw orderNotFound(body.order_id);
     const customerId = body.customer_id === undefined || body.customer_id === 0 ? order.customer_id : body.customer_id;
@@ -116,12 +116,13 @@ const UPDATABLE = ['amount', 'processor', 'payment_method', 'payment_portion', '
  * bounced) and stop counting; a failed one stays failed. One turning succeeded must fit the
  * ledger's limits like a new one.
  */
-export async function updatePayment(db: Db, actor: Actor, site: Site, id: number, body: PaymentUpdateBody): Promise<TransactionView> {
+export async function updatePayment(db: Db, change: orders.OrderChange, id: number, body: PaymentUpdateBody): Promise<TransactionView> {
+  const { site } = change;
   if (Object.keys(body).length === 0) throw new AppError('invalid_request', `No fields to update: send at least one of ${UPDATABLE.join(', ')}`);
   const amount = body.amount === undefined ? undefined : amountCents(body.amount);
   const kind = body.kind === undefined ? undefined : transactionKind(body.kind);
   const { order_id: orderId } = await requirePayment(db, id);
-  await underOrderLocks(db, { actor, site }, orderId, [], async (trx) => {
+  await underOrderLocks(db, change, orderId, [], async (trx) => {
     // Read again under the lock: the payment may have changed since.
     const payment = await requirePayment(trx, id);
     const status = body.status ?? payment.status;

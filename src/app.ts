@@ -25,7 +25,7 @@ import { adminRoutes } from './modules/admin/index.js';
 import { manageRoutes } from './modules/manage/index.js';
 import { AuditRecorder } from './modules/audit/index.js';
 import { loadManageLinkSecret, ManageLinks, storedReplyLinks } from './modules/manage-links/index.js';
-import { DEFAULT_POLL_MS, JobRunner } from './modules/jobs/index.js';
+import { JobRunner } from './modules/jobs/index.js';
 import { mailQueue } from './modules/mail/index.js';
 import { dispatchTask, resolveWithDns, WebhookSecrets, webhookQueue, webhookRoutes, type Resolve } from './modules/webhooks/index.js';
 import { findActiveKey } from './modules/api-keys/index.js';
@@ -82,7 +82,7 @@ export interface AppOptions {
   now?: () => number;
   /**
    * How often the job runner looks for due work (mail, webhook deliveries; ms), or false for never
-   * on its own: tests then run rounds with `app.jobs.runOnce(now)`. Default 5 s.
+   * on its own: tests then run rounds with `app.jobs.runOnce(now)`. Default: JOB_POLL_MS.
    */
   jobPollMs?: number | false;
   /** A rate-limit store the caller made (tests: Redis stores whose upkeep they drive), used instead of REDIS_URL's. */
@@ -228,7 +228,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const mail = mailQueue({ smtpUrl: config.smtpUrl, from: config.mailFrom, manageUrl: (booking) => manageLinks.url('customer', booking) });
   // Webhook signing secrets are derived from the same server secret as the manage links, for another purpose.
   const webhookSecrets = new WebhookSecrets(serverSecret);
-  const webhooks = webhookQueue({ db: database.backgroundDb, secrets: webhookSecrets, allowPrivateNetworks: config.webhookAllowPrivateNetworks, ...options.webhookDelivery });
+  const webhooks = webhookQueue({ db: database.backgroundDb, secrets: webhookSecrets, allowPrivateNetworks: config.webhookAllowPrivateNetworks, timeoutMs: config.webhookTimeoutMs, ...options.webhookDelivery });
   const jobs = new JobRunner(database.backgroundDb, app.log).addTask(dispatchTask).addQueue(mail).addQueue(webhooks);
 
   app.decorate('db', database.db);
@@ -238,7 +238,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   app.decorate('jobs', jobs);
   app.decorate('bookingEvents', bookingEventsOfOrders(manageLinks));
   app.addHook('onReady', async () => {
-    if (options.jobPollMs !== false) jobs.start(options.jobPollMs ?? DEFAULT_POLL_MS);
+    if (options.jobPollMs !== false) jobs.start(options.jobPollMs ?? config.jobPollMs);
     redisRateLimits?.startUpkeep();
   });
   app.addHook('onClose', async () => {

@@ -27,6 +27,10 @@ export interface Config {
   readonly server: ServerLimits;
   /** Whether webhook endpoints may be on private, loopback or link-local addresses (WEBHOOK_ALLOW_PRIVATE_NETWORKS). */
   readonly webhookAllowPrivateNetworks: boolean;
+  /** How long an endpoint has to answer a delivery with 2xx (WEBHOOK_TIMEOUT_MS). */
+  readonly webhookTimeoutMs: number;
+  /** How often each instance looks for background work: mail, webhook deliveries (JOB_POLL_MS). */
+  readonly jobPollMs: number;
 }
 
 /** How long a client may take and how many may be connected at once; how long a shutdown may take. */
@@ -239,5 +243,7 @@ export function loadConfig(env: Env = process.env): Config {
     manageLinkSecret: parseManageLinkSecret(env, databaseUrl, nodeEnv),
     server: parseServerLimits(env),
     webhookAllowPrivateNetworks: parseBoolean(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
+    webhookTimeoutMs: parsePositiveInteger(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 60_000),
+    jobPollMs: parsePositiveInteger(env, 'JOB_POLL_MS', 5_000, 3_600_000),
   });
 }

@@ -22,6 +22,9 @@ describe('configuration', () => {
       logLevel: 'info',
       manageLinkSecret: { keyFile: 'data/manage-link.key', create: true },
       server: { requestTimeoutMs: 30_000, headersTimeoutMs: 10_000, keepAliveTimeoutMs: 72_000, maxConnections: 1000, shutdownGraceMs: 10_000 },
+      webhookAllowPrivateNetworks: false,
+      webhookTimeoutMs: 10_000,
+      jobPollMs: 5_000,
     });
   });
 
@@ -57,6 +60,9 @@ describe('configuration', () => {
     ['KEEP_ALIVE_TIMEOUT_MS', '-5'],
     ['MAX_CONNECTIONS', '0'],
     ['SHUTDOWN_GRACE_MS', '3000000000'],
+    ['WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'yes'],
+    ['WEBHOOK_TIMEOUT_MS', '0'],
+    ['JOB_POLL_MS', 'often'],
   ])('refuses %s=%s with a one-line message naming it', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     try {

@@ -34,7 +34,6 @@ export interface PeriodicTask {
 /** Per queue, how many jobs of the round ended in each status, and how many will be retried. */
 export type RoundResult = Record<string, Record<string, number>>;
 
-export const DEFAULT_POLL_MS = 5_000;
 const MAX_ERROR_LENGTH = 1000;
 
 export function errorText(error: unknown): string {
@@ -72,7 +71,7 @@ export class JobRunner {
   }
 
   /** Runs a round every intervalMs until stop(); a round still running when the next is due is not doubled. */
-  start(intervalMs: number = DEFAULT_POLL_MS): void {
+  start(intervalMs: number): void {
     if (this.timer) return;
     this.stopping = false;
     this.timer = setInterval(() => {

@@ -22,6 +22,8 @@ export const RETRY_JITTER = 0.1;
 export const DISABLE_AFTER_MS = 3 * 24 * HOUR;
 const ANSWER_LIMIT = 1024;
 const DEFAULT_TIMEOUT_MS = 10 * SECOND;
+// Small, so that a crashed instance's claim lapses soon (2 × 10 × 10 s).
+const BATCH_SIZE = 10;
 
 export interface DeliveryOptions {
   db: Db;
@@ -128,9 +130,9 @@ export function webhookQueue(options: DeliveryOptions): WebhookQueue {
   return {
     name: 'webhooks',
     table: 'webhook_deliveries',
-    batchSize: 50,
-    // A whole batch of the slowest endpoints, twice over.
-    claimMs: 2 * 50 * timeoutMs,
+    batchSize: BATCH_SIZE,
+    // A whole batch of the slowest endpoints, twice over: a crashed instance's rows are taken over after this.
+    claimMs: 2 * BATCH_SIZE * timeoutMs,
     backoff: scheduledBackoff(RETRY_SCHEDULE_MS, { jitter: RETRY_JITTER, random: options.random }),
     failedStatus: 'failed',
     perform,

@@ -80,12 +80,16 @@ export class JobRunner {
     this.timer.unref();
   }
 
-  /** Stops the rounds and waits for the job being done; rows claimed but not begun are released at once. */
+  /**
+   * Stops the rounds and waits for the job being done; rows claimed but not begun are released at
+   * once. A round asked for afterwards (runOnce) runs in full.
+   */
   async stop(): Promise<void> {
     this.stopping = true;
     clearInterval(this.timer);
     this.timer = undefined;
     await this.running;
+    this.stopping = false;
   }
 
   /**

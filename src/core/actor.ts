@@ -1,14 +1,13 @@
 /**
  * Who made a change, as its events record it: the caller's API key, a booking's manage link,
- * a signed-in admin, the command line, or the service itself (a background job). The request's
- * id goes with it, so an event can be matched with the request and its log lines.
+ * a signed-in admin or the command line. The request's id goes with it, so an event can be
+ * matched with the request and its log lines.
  */
 export type ChangeSource =
   | { type: 'api_key'; api_key_id: number }
   | { type: 'manage_link'; role: 'customer' | 'agent' }
   | { type: 'admin' }
-  | { type: 'cli' }
-  | { type: 'system' };
+  | { type: 'cli' };
 
 export interface Actor {
   readonly source: ChangeSource;
@@ -17,4 +16,3 @@ export interface Actor {
 }
 
 export const CLI_ACTOR: Actor = Object.freeze({ source: Object.freeze({ type: 'cli' }), requestId: null });
-export const SYSTEM_ACTOR: Actor = Object.freeze({ source: Object.freeze({ type: 'system' }), requestId: null });

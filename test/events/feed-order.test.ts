@@ -27,7 +27,7 @@ describe('the change feed under concurrent writers (postgres)', () => {
   const insertEvent = async (client: pg.Client, label: string): Promise<number> => {
     const { rows } = await client.query<{ id: number }>(
       `insert into events (type, resource_id, data, previous_attributes, source_type, created_at)
-       values ('booking.updated', 1, $1, null, 'system', now()::text) returning id`,
+       values ('booking.updated', 1, $1, null, 'cli', now()::text) returning id`,
       [JSON.stringify({ label })],
     );
     return rows[0]!.id;

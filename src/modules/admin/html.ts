@@ -14,6 +14,7 @@ export const NAV = [
   { path: '/admin/calendar', label: 'Calendar' },
   { path: '/admin/settings', label: 'Settings' },
   { path: '/admin/outbox', label: 'Outbox' },
+  { path: '/admin/webhooks', label: 'Webhooks' },
 ] as const;
 
 const STYLE = `

@@ -11,6 +11,7 @@ import { countEntries, requestsPerKeySince, searchEntries, usagePerKeyHour, type
 import { countOutbox, listOutbox, OUTBOX_STATUSES, type OutboxStatus } from '../mail/index.js';
 import { readSiteSchedule, WEEKDAYS, type Weekday } from '../schedules/index.js';
 import { changeSettings, parseSetting, type SiteSettings } from '../settings/index.js';
+import { endpointsWithRecentDeliveries, retryDelivery } from '../webhooks/index.js';
 import { field, fields, formOf, sendPage } from './page-reply.js';
 import { bookingDetails, bookingMeta, calendarAgents, calendarBookings } from './repository.js';
 import { formatPeriods, localToIso, parseWeeklyForm, usageChart, writeSiteWeekly } from './service.js';
@@ -19,6 +20,7 @@ import { bookingPage, calendarPage } from './views/calendar.js';
 import { EMPTY_KEY_FORM, keysPage, type KeyFormValues, type KeysView } from './views/keys.js';
 import { logPage, type LogFilterValues } from './views/log.js';
 import { messagePage, outboxPage, settingsPage, type SettingsFormValues } from './views/other.js';
+import { webhooksPage } from './views/webhooks.js';
 import { textPattern } from '../../http/text-patterns.js';
 
 const LOG_PER_PAGE = 50;
@@ -275,5 +277,21 @@ export default async function adminRoutes(app: App, options: AdminOptions): Prom
       active: '/admin/outbox',
       body: outboxPage({ rows, status: status ?? '', page: pageNumber, total, totalPages: Math.ceil(total / OUTBOX_PER_PAGE), zone }),
     });
+  });
+
+  // ---- Webhooks --------------------------------------------------------------------------
+  app.get('/webhooks', { schema: { ...hidden, querystring: Type.Object({ retried: Type.Optional(Id()) }) } }, async (request, reply) => {
+    const [endpoints, { timezone: zone }] = await Promise.all([endpointsWithRecentDeliveries(db, 100, 10), request.site()]);
+    const { retried } = request.query;
+    return sendPage(request, reply, {
+      title: 'Webhooks',
+      active: '/admin/webhooks',
+      body: webhooksPage({ endpoints, zone, csrf: request.adminSession!.csrfToken, message: retried === undefined ? undefined : `Delivery ${retried} is due again now.` }),
+    });
+  });
+
+  app.post('/webhooks/:id/deliveries/:delivery_id/retry', { schema: { ...hidden, params: Type.Object({ id: Id(), delivery_id: Id() }) } }, async (request, reply) => {
+    const delivery = await retryDelivery(db, request.params.id, request.params.delivery_id);
+    return reply.redirect(`/admin/webhooks?retried=${delivery.id}`, 303);
   });
 }

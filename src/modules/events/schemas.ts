@@ -9,9 +9,9 @@ const Source = Type.Union(
   [
     Type.Object({ type: Type.Literal('api_key'), api_key_id: Type.Integer() }),
     Type.Object({ type: Type.Literal('manage_link'), role: Type.Enum(['customer', 'agent']) }),
-    Type.Object({ type: Type.Enum(['admin', 'cli', 'system']) }),
+    Type.Object({ type: Type.Enum(['admin', 'cli']) }),
   ],
-  { description: 'Who made the change: an API key, a manage link, the admin pages, the command line or the service itself' },
+  { description: 'Who made the change: an API key, a manage link, the admin pages or the command line' },
 );
 
 export const Event = Type.Object(

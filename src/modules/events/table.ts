@@ -30,7 +30,7 @@ export interface EventsTable {
   data: string;
   /** JSON: the changed fields' old values, for updates; null otherwise. */
   previous_attributes: string | null;
-  source_type: 'api_key' | 'manage_link' | 'admin' | 'cli' | 'system';
+  source_type: 'api_key' | 'manage_link' | 'admin' | 'cli';
   /** The API key's id when source_type is api_key. */
   source_id: number | null;
   /** The manage link's role when source_type is manage_link. */

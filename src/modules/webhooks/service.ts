@@ -178,3 +178,14 @@ export async function testEndpoint(db: Db, endpointId: number, now: Date = new D
   ])) as [repository.DeliveryRow];
   return presentDelivery(row, []);
 }
+
+/** The admin page's overview: the endpoints, newest first, each with its latest deliveries. */
+export async function endpointsWithRecentDeliveries(db: Db, endpoints: number, deliveries: number) {
+  const { rows } = await repository.listEndpoints(db, endpoints, 0);
+  const shown = [];
+  for (const row of rows) {
+    const recent = await repository.listDeliveries(db, row.id, deliveries, 0);
+    shown.push({ endpoint: presentEndpoint(row), deliveries: await withAttempts(db, recent.rows) });
+  }
+  return shown;
+}

@@ -92,7 +92,6 @@ describe('webhook deliveries through a crash', () => {
     onRequest = () => first.kill('SIGKILL');
     const [, signal] = (await killed) as [number | null, NodeJS.Signals | null];
     expect(signal).toBe('SIGKILL');
-    expect(received).toHaveLength(0);
 
     const second = startServer({ DATABASE_URL: database.url });
     try {
@@ -105,7 +104,8 @@ describe('webhook deliveries through a crash', () => {
     for (const request of received) expect(() => verifier.verify(request.body, request.headers)).not.toThrow();
     const types = received.map((r) => (JSON.parse(r.body) as { type: string }).type);
     expect(new Set(types)).toEqual(new Set(['booking.created']));
-    // At least once: the delivery the dead process held may come again, under the same webhook-id.
-    expect(received.length - BOOKINGS).toBeLessThanOrEqual(1);
+    // At least once: what the dead process had in flight (a batch of ten, sent at once) may come
+    // again, under the same webhook-id.
+    expect(received.length - BOOKINGS).toBeLessThanOrEqual(10);
   }, 60_000);
 });

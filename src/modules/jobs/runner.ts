@@ -17,6 +17,8 @@ export interface JobQueue<Row extends JobColumns = JobColumns> {
   table: JobTableName;
   /** Rows claimed at a time. */
   batchSize: number;
+  /** Rows of a batch performed at once. */
+  concurrency: number;
   /** How long a claim lasts: longer than a whole batch of the slowest jobs, so a live runner never loses its rows. */
   claimMs: number;
   backoff: Backoff;
@@ -132,15 +134,20 @@ export class JobRunner {
       if (this.stopping) return;
       const claimUntil = new Date(now.getTime() + queue.claimMs).toISOString();
       const rows = (await claimDue(this.db, queue.table, now.toISOString(), claimUntil, queue.batchSize)) as unknown as JobColumns[];
-      for (const [i, row] of rows.entries()) {
+      // Up to `concurrency` rows at once: a webhook endpoint's answer need not wait for another's.
+      for (let start = 0; start < rows.length; start += queue.concurrency) {
         if (this.stopping) {
-          await releaseClaims(this.db, queue.table, rows.slice(i).map((r) => r.id), claimUntil);
+          await releaseClaims(this.db, queue.table, rows.slice(start).map((r) => r.id), claimUntil);
           return;
         }
-        const { status, finished } = await this.attempt(queue, row, now);
-        const recorded = await finish(this.db, queue.table, row.id, claimUntil, finished, new Date().toISOString());
-        if (!recorded) this.log.warn({ queue: queue.name, id: row.id }, 'job claim lapsed before its outcome was recorded');
-        tally[status] = (tally[status] ?? 0) + 1;
+        await Promise.all(
+          rows.slice(start, start + queue.concurrency).map(async (row) => {
+            const { status, finished } = await this.attempt(queue, row, now);
+            const recorded = await finish(this.db, queue.table, row.id, claimUntil, finished, new Date().toISOString());
+            if (!recorded) this.log.warn({ queue: queue.name, id: row.id }, 'job claim lapsed before its outcome was recorded');
+            tally[status] = (tally[status] ?? 0) + 1;
+          }),
+        );
       }
       if (rows.length < queue.batchSize) return;
     }

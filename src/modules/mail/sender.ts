@@ -77,6 +77,8 @@ export function mailQueue(options: MailQueueOptions): MailQueue {
     name: 'mail',
     table: 'outbox',
     batchSize: BATCH_SIZE,
+    // One at a time: the SMTP server's pace, and the order mail was written in.
+    concurrency: 1,
     claimMs: 2 * BATCH_SIZE * SMTP_TIMEOUT_MS,
     backoff: exponentialBackoff({ baseMs: options.baseDelayMs ?? 60_000, maxMs: options.maxDelayMs ?? 3_600_000, maxAttempts: options.maxAttempts ?? 5 }),
     failedStatus: 'failed',

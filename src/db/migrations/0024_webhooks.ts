@@ -31,7 +31,7 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('endpoint_id', 'integer', (c) => c.notNull().references('webhook_endpoints.id').onDelete('cascade'))
     .addColumn('event_id', 'integer')
     .addColumn('event_type', 'varchar(64)', (c) => c.notNull())
-    .addColumn('payload', 'text', (c) => c.notNull())
+    .addColumn('payload', 'text')
     .addColumn('status', 'varchar(16)', (c) => c.notNull())
     .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('last_error', 'varchar(1000)')

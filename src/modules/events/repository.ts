@@ -18,6 +18,10 @@ export interface FeedPosition {
   id: number;
 }
 
+export function findEvent(db: Db, id: number): Promise<EventRow | undefined> {
+  return db.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
 export async function feedPosition(db: Db, id: number): Promise<FeedPosition | undefined> {
   if (dialectOfDb(db) === 'sqlite') {
     const row = await db.selectFrom('events').select('id').where('id', '=', id).executeTakeFirst();

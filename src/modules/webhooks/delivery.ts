@@ -3,6 +3,7 @@ import https from 'node:https';
 import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent';
 import { Webhook } from 'standardwebhooks';
 import type { Db } from '../../db/database.js';
+import { findEvent, presentEvent } from '../events/index.js';
 import { errorText, scheduledBackoff, type JobOutcome, type JobQueue } from '../jobs/index.js';
 import * as repository from './repository.js';
 import type { WebhookSecrets } from './secrets.js';
@@ -79,18 +80,27 @@ export function webhookQueue(options: DeliveryOptions): WebhookQueue {
   const filter = { allowPrivateIPAddress: options.allowPrivateNetworks, keepAlive: true };
   const agents = { http: new RequestFilteringHttpAgent(filter), https: new RequestFilteringHttpsAgent(filter) };
 
+  /** The bytes sent: an event as the feed shows it, the same on every attempt as events never change. */
+  async function bodyOf(delivery: repository.DeliveryRow): Promise<string | undefined> {
+    if (delivery.payload !== null) return delivery.payload;
+    const event = delivery.event_id === null ? undefined : await findEvent(db, delivery.event_id);
+    return event && JSON.stringify(presentEvent(event));
+  }
+
   async function perform(delivery: repository.DeliveryRow, now: Date): Promise<JobOutcome> {
     const endpoint = await repository.findEndpoint(db, delivery.endpoint_id);
     if (!endpoint || endpoint.status !== 'enabled') return { status: 'failed', error: 'the endpoint is disabled' };
 
+    const body = await bodyOf(delivery);
+    if (body === undefined) return { status: 'failed', error: 'the event is gone' };
     const id = delivery.event_id === null ? `msg_${delivery.id}` : `evt_${delivery.event_id}`;
-    const signatures = secrets.signingSecrets(endpoint, now).map((secret) => new Webhook(secret).sign(id, now, delivery.payload));
+    const signatures = secrets.signingSecrets(endpoint, now).map((secret) => new Webhook(secret).sign(id, now, body));
     const url = new URL(endpoint.url);
     const started = performance.now();
     let answer: Answer | undefined;
     let error: string | null = null;
     try {
-      answer = await post(url, delivery.payload, {
+      answer = await post(url, body, {
         'content-type': 'application/json',
         'user-agent': 'booking-service-webhooks/1',
         'webhook-id': id,

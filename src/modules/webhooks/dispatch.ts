@@ -1,7 +1,7 @@
 import { WEBHOOK_DISPATCH_LOCK } from '../../core/locks.js';
 import type { Db } from '../../db/database.js';
 import { lockedTransaction } from '../../db/transactions.js';
-import { eventsAfter, feedPosition, presentEvent, type EventRow, type FeedPosition } from '../events/index.js';
+import { eventsAfter, feedPosition, type EventRow, type FeedPosition } from '../events/index.js';
 import type { PeriodicTask } from '../jobs/index.js';
 import * as repository from './repository.js';
 
@@ -37,14 +37,13 @@ export async function dispatchEvents(db: Db, now: Date): Promise<number> {
       const endpoints = await repository.enabledEndpointsForDispatch(trx);
       const at = now.toISOString();
       const deliveries = events.flatMap((event) => {
-        const matching = endpoints.filter((endpoint) => wants(endpoint, event));
-        if (matching.length === 0) return [];
-        const payload = JSON.stringify(presentEvent(event));
-        return matching.map((endpoint) => ({
+        return endpoints
+          .filter((endpoint) => wants(endpoint, event))
+          .map((endpoint) => ({
           endpoint_id: endpoint.id,
           event_id: event.id,
           event_type: event.type,
-          payload,
+          payload: null,
           status: 'pending' as const,
           attempts: 0,
           last_error: null,

@@ -29,8 +29,8 @@ export interface WebhookDeliveriesTable {
   /** Null for a test delivery (POST /webhooks/{id}/test), which is no event of the feed. */
   event_id: number | null;
   event_type: string;
-  /** The JSON body sent, fixed when the delivery is made so that every attempt sends the same bytes. */
-  payload: string;
+  /** The JSON body of a test delivery; null for an event's, whose body is the event as the feed shows it (events never change). */
+  payload: string | null;
   status: DeliveryStatus;
   attempts: number;
   last_error: string | null;

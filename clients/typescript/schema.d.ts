@@ -1712,7 +1712,7 @@ export interface components {
             };
             /** @description X-Request-Id of the request that made the change */
             request_id: null | string;
-            /** @description Who made the change: an API key, a manage link, the admin pages, the command line or the service itself */
+            /** @description Who made the change: an API key, a manage link, the admin pages or the command line */
             source: {
                 /** @enum {string} */
                 type: "api_key";
@@ -1724,7 +1724,7 @@ export interface components {
                 role: "customer" | "agent";
             } | {
                 /** @enum {unknown} */
-                type: "admin" | "cli" | "system";
+                type: "admin" | "cli";
             };
         };
         /** WebhookEndpointWithSecret */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { API, MONDAY, newSite, requester, TUESDAY, type Site } from '../bookings/setup.js';
 import { DIALECTS, useTestApp, type Json } from '../helper.js';
+import { feedSettled } from './settle.js';
 
 const BOOKING_EVENTS = 'booking.created,booking.updated,booking.rescheduled,booking.status_changed,booking.cancelled,booking.deleted';
 
@@ -20,6 +21,7 @@ describe.each(DIALECTS)('the change feed: GET /events and booking events (%s)', 
 
   /** Every event after `after`, walking the feed a page of `limit` at a time. */
   async function walk(after?: number, limit = 2, types = BOOKING_EVENTS): Promise<FeedEvent[]> {
+    await feedSettled(t.db);
     const events: FeedEvent[] = [];
     let cursor = after;
     for (;;) {

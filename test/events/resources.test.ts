@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MONDAY, newSite, requester, TUESDAY } from '../bookings/setup.js';
 import { DIALECTS, useTestApp, type Json } from '../helper.js';
+import { feedSettled } from './settle.js';
 
 interface FeedEvent {
   id: number;
@@ -21,6 +22,7 @@ describe.each(DIALECTS)('events of customers, orders, invoices and payments (%s)
 
   /** The events of these kinds since the last call. */
   async function since(): Promise<FeedEvent[]> {
+    await feedSettled(t.db);
     const res = await call('GET', `/events?limit=1000&types=${KINDS}${cursor === undefined ? '' : `&after=${cursor}`}`);
     expect(res.statusCode).toBe(200);
     const page = res.json<{ data: FeedEvent[]; next_after: number | null }>();

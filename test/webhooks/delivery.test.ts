@@ -4,6 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { RETRY_SCHEDULE_MS } from '../../src/modules/webhooks/index.js';
 import { MONDAY, newSite, requester, type Site } from '../bookings/setup.js';
 import { buildTestApp, DIALECTS, useTestApp, type Json } from '../helper.js';
+import { feedSettled } from '../events/settle.js';
 import { startReceiver, type Receiver } from './receiver.js';
 
 const ENV = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' };
@@ -34,11 +35,16 @@ describe.each(DIALECTS)('webhook delivery (%s)', (dialect) => {
     await t.db.deleteFrom('webhook_attempts').execute();
     await t.db.deleteFrom('webhook_deliveries').execute();
     await t.db.deleteFrom('webhook_endpoints').execute();
-    await t.app.jobs.runOnce();
+    await settledRound();
     receiver.received.length = 0;
     receiver.answers.length = 0;
   });
 
+  /** A round of the runner once the feed shows every committed event (see feedSettled). */
+  const settledRound = async (now?: Date) => {
+    await feedSettled(t.db);
+    return t.app.jobs.runOnce(now);
+  };
   const subscribe = async (payload: object = {}): Promise<{ id: number; secret: string }> => {
     const res = await call('POST', '/webhooks', { url: receiver.url, ...payload });
     expect(res.statusCode).toBe(201);
@@ -67,7 +73,7 @@ describe.each(DIALECTS)('webhook delivery (%s)', (dialect) => {
     await call('PUT', `/bookings/${booking.id}`, { status: 'approved' });
     await call('PUT', `/bookings/${booking.id}`, { status: 'cancelled' });
     await call('DELETE', `/bookings/${booking.id}`);
-    const round = await t.app.jobs.runOnce();
+    const round = await settledRound();
     expect(round.webhooks).toEqual({ succeeded: 6 });
 
     const verifier = new Webhook(endpoint.secret);
@@ -104,7 +110,7 @@ describe.each(DIALECTS)('webhook delivery (%s)', (dialect) => {
     const unpaid = await book();
     const [invoice] = (await call('GET', `/orders/${unpaid.order.id}/invoices`)).json<{ data: { id: number }[] }>().data;
     await call('PUT', `/orders/${unpaid.order.id}/invoices/${invoice!.id}`, { status: 'void' });
-    await t.app.jobs.runOnce();
+    await settledRound();
 
     const verifier = new Webhook(endpoint.secret);
     for (const request of receiver.received) expect(() => verifier.verify(request.body, request.headers)).not.toThrow();
@@ -121,20 +127,20 @@ describe.each(DIALECTS)('webhook delivery (%s)', (dialect) => {
     await book();
     receiver.answers.push(500, 'hold');
     const t0 = new Date();
-    expect((await t.app.jobs.runOnce(t0)).webhooks).toEqual({ retrying: 1 });
+    expect((await settledRound(t0)).webhooks).toEqual({ retrying: 1 });
     const [first] = await deliveries(endpoint.id);
     expect(first).toMatchObject({ status: 'pending', attempts: 1, last_status_code: 500, next_attempt_at: new Date(t0.getTime() + RETRY_SCHEDULE_MS[0]!).toISOString() });
     expect(first.attempt_log[0]).toMatchObject({ status_code: 500, response_body: 'refused with 500', error: 'answered 500' });
 
     // Not due a moment before.
-    expect((await t.app.jobs.runOnce(new Date(t0.getTime() + RETRY_SCHEDULE_MS[0]! - 1))).webhooks).toEqual({});
+    expect((await settledRound(new Date(t0.getTime() + RETRY_SCHEDULE_MS[0]! - 1))).webhooks).toEqual({});
     const t1 = new Date(t0.getTime() + RETRY_SCHEDULE_MS[0]!);
-    expect((await t.app.jobs.runOnce(t1)).webhooks).toEqual({ retrying: 1 });
+    expect((await settledRound(t1)).webhooks).toEqual({ retrying: 1 });
     const [second] = await deliveries(endpoint.id);
     expect(second).toMatchObject({ attempts: 2, last_status_code: null, next_attempt_at: new Date(t1.getTime() + RETRY_SCHEDULE_MS[1]!).toISOString() });
     expect(second.attempt_log[1]).toMatchObject({ status_code: null, error: 'no answer within 300 ms' });
 
-    expect((await t.app.jobs.runOnce(new Date(t1.getTime() + RETRY_SCHEDULE_MS[1]!))).webhooks).toEqual({ succeeded: 1 });
+    expect((await settledRound(new Date(t1.getTime() + RETRY_SCHEDULE_MS[1]!))).webhooks).toEqual({ succeeded: 1 });
     const [done] = await deliveries(endpoint.id);
     expect(done).toMatchObject({ status: 'succeeded', attempts: 3, last_status_code: 204, next_attempt_at: null });
     expect(done.attempt_log).toHaveLength(3);
@@ -148,7 +154,7 @@ describe.each(DIALECTS)('webhook delivery (%s)', (dialect) => {
     receiver.answers.push(...Array<number>(20).fill(503));
     let now = new Date();
     for (;;) {
-      await t.app.jobs.runOnce(now);
+      await settledRound(now);
       const [delivery] = await deliveries(endpoint.id);
       if (delivery.status !== 'pending') break;
       now = new Date(delivery.next_attempt_at as string);
@@ -161,7 +167,7 @@ describe.each(DIALECTS)('webhook delivery (%s)', (dialect) => {
     // Disabled, it receives nothing more.
     const heard = receiver.received.length;
     await book();
-    await t.app.jobs.runOnce(new Date(now.getTime() + 60_000));
+    await settledRound(new Date(now.getTime() + 60_000));
     expect(receiver.received).toHaveLength(heard);
     // Enabled again, it starts afresh.
     expect((await call('PUT', `/webhooks/${endpoint.id}`, { status: 'enabled' })).json().data).toMatchObject({ status: 'enabled', disabled_reason: null, failing_since: null });
@@ -172,13 +178,13 @@ describe.each(DIALECTS)('webhook delivery (%s)', (dialect) => {
     const cancelsOnly = await subscribe({ event_types: ['booking.cancelled'] });
     const booking = await book();
     await call('PUT', `/bookings/${booking.id}`, { status: 'cancelled' });
-    await t.app.jobs.runOnce();
+    await settledRound();
     expect(bodies().map((b) => b.type)).toEqual(['booking.cancelled']);
     expect(await deliveries(off.id)).toEqual([]);
 
     const tested = await call('POST', `/webhooks/${cancelsOnly.id}/test`);
     expect(tested.statusCode).toBe(202);
-    await t.app.jobs.runOnce();
+    await settledRound();
     const test = receiver.received.at(-1)!;
     expect(JSON.parse(test.body)).toMatchObject({ type: 'webhook.test', data: { webhook_id: cancelsOnly.id } });
     expect(() => new Webhook(cancelsOnly.secret).verify(test.body, test.headers)).not.toThrow();
@@ -187,7 +193,7 @@ describe.each(DIALECTS)('webhook delivery (%s)', (dialect) => {
     const retried = await call('POST', `/webhooks/${cancelsOnly.id}/deliveries/${delivered.id}/retry`);
     expect(retried.statusCode).toBe(202);
     expect(retried.json().data).toMatchObject({ status: 'pending' });
-    await t.app.jobs.runOnce();
+    await settledRound();
     expect(receiver.received.at(-1)!.headers['webhook-id']).toBe(receiver.received[0]!.headers['webhook-id']);
     expect((await call('POST', `/webhooks/${cancelsOnly.id}/deliveries/999999/retry`)).statusCode).toBe(404);
   });
@@ -196,7 +202,7 @@ describe.each(DIALECTS)('webhook delivery (%s)', (dialect) => {
     const endpoint = await subscribe();
     const { secret } = (await call('POST', `/webhooks/${endpoint.id}/rotate-secret`)).json().data;
     await book();
-    await t.app.jobs.runOnce();
+    await settledRound();
     const [request] = receiver.received;
     expect(request!.headers['webhook-signature']!.split(' ')).toHaveLength(2);
     expect(() => new Webhook(endpoint.secret).verify(request!.body, request!.headers)).not.toThrow();
@@ -208,6 +214,7 @@ describe.each(DIALECTS)('webhook delivery (%s)', (dialect) => {
     for (let i = 0; i < 12; i++) await book();
     const other = await buildTestApp(t.databaseUrl, ENV, { appOptions: DELIVERY });
     try {
+      await feedSettled(t.db);
       await Promise.all([t.app.jobs.runOnce(), other.jobs.runOnce(), t.app.jobs.runOnce(), other.jobs.runOnce()]);
       await Promise.all([t.app.jobs.runOnce(), other.jobs.runOnce()]);
     } finally {

@@ -9,6 +9,7 @@ import type { App } from '../../src/core/app.js';
 import { createKey } from '../../src/modules/api-keys/service.js';
 import { addAgent, API, newSite } from '../bookings/setup.js';
 import { buildTestApp, useTestApp } from '../helper.js';
+import { feedSettled } from '../events/settle.js';
 import { startReceiver, type Receiver } from './receiver.js';
 
 const ENV = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' };
@@ -93,8 +94,9 @@ describe('four instances on one PostgreSQL database', () => {
     writing = false;
     await reader;
     await Promise.all(instances.map((app) => app.jobs.stop()));
-    // What the last rounds left: every instance once more. Then no transaction runs, and the feed
-    // holds nothing back: the reader reads on to its end.
+    // What the last rounds left: every instance once more, once the feed shows every event (other
+    // test files' transactions on the server may hold the last ones back); the reader reads to its end.
+    await feedSettled(t.db);
     for (const app of instances) await app.jobs.runOnce();
     while (await readPage());
 

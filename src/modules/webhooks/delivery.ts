@@ -122,7 +122,7 @@ export function webhookQueue(options: DeliveryOptions): WebhookQueue {
     const extra = { last_status_code: answer?.statusCode ?? null };
     if (error === null) {
       if (endpoint.failing_since !== null) await repository.updateEndpoint(db, endpoint.id, { failing_since: null });
-      return { status: 'succeeded', extra: { ...extra, delivered_at: new Date().toISOString() } };
+      return { status: 'succeeded', extra: { ...extra, delivered_at: now.toISOString() } };
     }
     const failingSince = endpoint.failing_since ?? now.toISOString();
     if (now.getTime() - Date.parse(failingSince) >= DISABLE_AFTER_MS) {

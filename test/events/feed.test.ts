@@ -1,18 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { API, MONDAY, newSite, requester, TUESDAY, type Site } from '../bookings/setup.js';
-import { DIALECTS, useTestApp, type Json } from '../helper.js';
-import { feedSettled } from './settle.js';
+import { DIALECTS, useTestApp } from '../helper.js';
+import { feedSettled, type FeedEvent } from './settle.js';
 
 const BOOKING_EVENTS = 'booking.created,booking.updated,booking.rescheduled,booking.status_changed,booking.cancelled,booking.deleted';
-
-interface FeedEvent {
-  id: number;
-  type: string;
-  data: Json;
-  previous_attributes: Json;
-  request_id: string | null;
-  source: Json;
-}
 
 describe.each(DIALECTS)('the change feed: GET /events and booking events (%s)', (dialect) => {
   const t = useTestApp(dialect, { PUBLIC_URL: 'https://book.example.test/' });

@@ -1,16 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MONDAY, newSite, requester, TUESDAY } from '../bookings/setup.js';
-import { DIALECTS, useTestApp, type Json } from '../helper.js';
-import { feedSettled } from './settle.js';
-
-interface FeedEvent {
-  id: number;
-  type: string;
-  data: Json;
-  previous_attributes: Json;
-  request_id: string | null;
-  source: Json;
-}
+import { DIALECTS, useTestApp } from '../helper.js';
+import { feedSettled, type FeedEvent } from './settle.js';
 
 const KINDS = 'customer.created,customer.updated,customer.deleted,order.updated,order.cancelled,invoice.paid,invoice.voided,payment.created,payment.updated,payment.refunded';
 

@@ -1,6 +1,17 @@
 import { sql } from 'kysely';
 import { vi } from 'vitest';
 import { dialectOfDb, type Db } from '../../src/db/database.js';
+import type { Json } from '../helper.js';
+
+/** An event as the feed lists it, typed loosely for assertions. */
+export interface FeedEvent {
+  id: number;
+  type: string;
+  data: Json;
+  previous_attributes: Json;
+  request_id: string | null;
+  source: Json;
+}
 
 /**
  * Waits until the feed shows every committed event of this database. On PostgreSQL the feed holds

@@ -37,23 +37,7 @@ export async function dispatchEvents(db: Db, now: Date): Promise<number> {
       const endpoints = await repository.enabledEndpointsForDispatch(trx);
       const at = now.toISOString();
       const deliveries = events.flatMap((event) => {
-        return endpoints
-          .filter((endpoint) => wants(endpoint, event))
-          .map((endpoint) => ({
-          endpoint_id: endpoint.id,
-          event_id: event.id,
-          event_type: event.type,
-          payload: null,
-          status: 'pending' as const,
-          attempts: 0,
-          last_error: null,
-          last_status_code: null,
-          next_attempt_at: at,
-          locked_until: null,
-          delivered_at: null,
-          created_at: at,
-          updated_at: at,
-        }));
+        return endpoints.filter((endpoint) => wants(endpoint, event)).map((endpoint) => repository.newDelivery(endpoint.id, { eventId: event.id, eventType: event.type }, at));
       });
       await repository.insertDeliveries(trx, deliveries);
       await repository.moveDispatchCursor(trx, last.id, at);

@@ -37,6 +37,25 @@ export async function deleteEndpoint(db: Db, id: number): Promise<boolean> {
   return Number(result.numDeletedRows) === 1;
 }
 
+/** A delivery due at `at`, not yet attempted: an event's (its body read from the event) or a test's (its own body). */
+export function newDelivery(endpointId: number, what: { eventId: number; eventType: string } | { testPayload: string }, at: string): Insertable<WebhookDeliveriesTable> {
+  return {
+    endpoint_id: endpointId,
+    event_id: 'eventId' in what ? what.eventId : null,
+    event_type: 'eventId' in what ? what.eventType : 'webhook.test',
+    payload: 'eventId' in what ? null : what.testPayload,
+    status: 'pending',
+    attempts: 0,
+    last_error: null,
+    last_status_code: null,
+    next_attempt_at: at,
+    locked_until: null,
+    delivered_at: null,
+    created_at: at,
+    updated_at: at,
+  };
+}
+
 export async function insertDeliveries(db: Db, rows: readonly Insertable<WebhookDeliveriesTable>[]): Promise<DeliveryRow[]> {
   if (rows.length === 0) return [];
   return db.insertInto('webhook_deliveries').values(rows).returningAll().execute();

@@ -159,23 +159,8 @@ export async function retryDelivery(db: Db, endpointId: number, deliveryId: numb
 export async function testEndpoint(db: Db, endpointId: number, now: Date = new Date()) {
   await requireEndpoint(db, endpointId);
   const at = now.toISOString();
-  const [row] = (await repository.insertDeliveries(db, [
-    {
-      endpoint_id: endpointId,
-      event_id: null,
-      event_type: 'webhook.test',
-      payload: JSON.stringify({ type: 'webhook.test', created_at: at, data: { webhook_id: endpointId } }),
-      status: 'pending',
-      attempts: 0,
-      last_error: null,
-      last_status_code: null,
-      next_attempt_at: at,
-      locked_until: null,
-      delivered_at: null,
-      created_at: at,
-      updated_at: at,
-    },
-  ])) as [repository.DeliveryRow];
+  const testPayload = JSON.stringify({ type: 'webhook.test', created_at: at, data: { webhook_id: endpointId } });
+  const [row] = (await repository.insertDeliveries(db, [repository.newDelivery(endpointId, { testPayload }, at)])) as [repository.DeliveryRow];
   return presentDelivery(row, []);
 }
 

@@ -57,15 +57,24 @@ export interface FeedQuery {
  * SQLite has one writer at a time and makes a transaction's rows visible only with its commit,
  * so ids are already in commit order.
  */
-export function eventsAfter(db: Db, query: FeedQuery): Promise<EventRow[]> {
-  let select = db.selectFrom('events').selectAll();
+function feedAfter(db: Db, query: FeedQuery) {
+  let select = db.selectFrom('events');
   if (query.types !== undefined) select = select.where('type', 'in', query.types);
   if (dialectOfDb(db) === 'sqlite') {
     if (query.after !== undefined) select = select.where('id', '>', query.after.id);
-    return select.orderBy('id').limit(query.limit).execute();
+    return select.orderBy('id').limit(query.limit);
   }
   select = select.where(sql<boolean>`tx_id < pg_snapshot_xmin(pg_current_snapshot())`);
   const after = query.after;
   if (after !== undefined) select = select.where(sql<boolean>`(tx_id, id) > (${after.txId}::xid8, ${after.id})`);
-  return select.orderBy(sql`tx_id`).orderBy('id').limit(query.limit).execute();
+  return select.orderBy(sql`tx_id`).orderBy('id').limit(query.limit);
+}
+
+export function eventsAfter(db: Db, query: FeedQuery): Promise<EventRow[]> {
+  return feedAfter(db, query).selectAll().execute();
+}
+
+/** eventsAfter without the events' data: what the webhook dispatcher needs of them. */
+export function eventHeadsAfter(db: Db, query: FeedQuery): Promise<Pick<EventRow, 'id' | 'type' | 'created_at'>[]> {
+  return feedAfter(db, query).select(['id', 'type', 'created_at']).execute();
 }

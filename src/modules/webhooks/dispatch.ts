@@ -1,7 +1,7 @@
 import { WEBHOOK_DISPATCH_LOCK } from '../../core/locks.js';
 import type { Db } from '../../db/database.js';
 import { lockedTransaction } from '../../db/transactions.js';
-import { eventsAfter, feedPosition, type EventRow, type FeedPosition } from '../events/index.js';
+import { eventHeadsAfter, feedPosition, type EventRow, type FeedPosition } from '../events/index.js';
 import type { PeriodicTask } from '../jobs/index.js';
 import * as repository from './repository.js';
 
@@ -11,7 +11,7 @@ async function positionOf(db: Db, lastEventId: number | null): Promise<FeedPosit
   return lastEventId === null ? undefined : feedPosition(db, lastEventId);
 }
 
-function wants(endpoint: Pick<repository.EndpointRow, 'event_types' | 'created_at'>, event: EventRow): boolean {
+function wants(endpoint: Pick<repository.EndpointRow, 'event_types' | 'created_at'>, event: Pick<EventRow, 'type' | 'created_at'>): boolean {
   // An endpoint hears of changes made after it was made, not of the past.
   if (event.created_at < endpoint.created_at) return false;
   return endpoint.event_types === null || (JSON.parse(endpoint.event_types) as string[]).includes(event.type);
@@ -26,12 +26,12 @@ function wants(endpoint: Pick<repository.EndpointRow, 'event_types' | 'created_a
 export async function dispatchEvents(db: Db, now: Date): Promise<number> {
   // Cheap when nothing is new: one read of the place and one of the feed, no lock.
   const after = await positionOf(db, await repository.dispatchCursor(db));
-  if ((await eventsAfter(db, { after, types: undefined, limit: 1 })).length === 0) return 0;
+  if ((await eventHeadsAfter(db, { after, types: undefined, limit: 1 })).length === 0) return 0;
   let dispatched = 0;
   for (;;) {
     const more = await lockedTransaction(db, [WEBHOOK_DISPATCH_LOCK], async (trx) => {
       const position = await positionOf(trx, await repository.dispatchCursor(trx));
-      const events = await eventsAfter(trx, { after: position, types: undefined, limit: BATCH });
+      const events = await eventHeadsAfter(trx, { after: position, types: undefined, limit: BATCH });
       const last = events.at(-1);
       if (last === undefined) return false;
       const endpoints = await repository.enabledEndpointsForDispatch(trx);

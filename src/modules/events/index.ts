@@ -1,4 +1,4 @@
-export { eventHeadsAfter, eventsAfter, feedPosition, findEvent, type EventRow, type FeedPosition, type FeedQuery } from './repository.js';
-export { changedAttributes, presentEvent, recordEvent, recordEvents, type EventView, type NewEvent } from './service.js';
+export { eventHeadsAfter, eventsAfter, feedPosition, findEvent, type EventRow, type FeedPosition } from './repository.js';
+export { changedAttributes, presentEvent, recordEvent, recordEvents, type NewEvent } from './service.js';
 export { EVENT_TYPES, type EventType } from './table.js';
 export { default as eventRoutes } from './routes.js';

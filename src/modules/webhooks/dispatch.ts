@@ -23,7 +23,7 @@ function wants(endpoint: Pick<repository.EndpointRow, 'event_types' | 'created_a
  * under the dispatch lock, so with any number of instances each event is dispatched exactly once;
  * the feed's order guarantees that no event is passed while its transaction is still open.
  */
-export async function dispatchEvents(db: Db, now: Date): Promise<number> {
+async function dispatchEvents(db: Db, now: Date): Promise<number> {
   // Cheap when nothing is new: one read of the place and one of the feed, no lock.
   const after = await positionOf(db, await repository.dispatchCursor(db));
   if ((await eventHeadsAfter(db, { after, types: undefined, limit: 1 })).length === 0) return 0;

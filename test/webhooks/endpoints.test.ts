@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildTestApp, DIALECTS, useTestApp, type Json } from '../helper.js';
 import { API, requester } from '../bookings/setup.js';
 import { WebhookSecrets } from '../../src/modules/webhooks/index.js';
+import { startReceiver } from './receiver.js';
 
 const RESOLVED: Record<string, string[]> = {
   'hooks.example.test': ['93.184.216.34'],
@@ -66,6 +67,27 @@ describe.each(DIALECTS)('webhook endpoints (%s)', (dialect) => {
     await refused({ url: 'https://hooks.example.test/x', event_types: ['booking.exploded'] }, 'event_types', /must be one of|booking\.created/);
     await refused({ url: 'https://hooks.example.test/x', secret: 'mine' }, 'secret', /secret/);
     expect(await t.db.selectFrom('webhook_endpoints').select('id').where('url', 'like', '%/x').execute()).toEqual([]);
+  });
+
+  it('refuses again at delivery: an endpoint whose address turned private is never connected to', async () => {
+    const receiver = await startReceiver();
+    try {
+      // As if its name had resolved to a public address when it was made and to this machine now.
+      const at = new Date().toISOString();
+      const { id } = await t.db
+        .insertInto('webhook_endpoints')
+        .values({ url: receiver.url, description: null, event_types: null, status: 'enabled', disabled_reason: null, secret_version: 1, previous_secret_version: null, previous_secret_expires_at: null, failing_since: null, created_at: at, updated_at: at })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      expect((await call('POST', `/webhooks/${id}/test`)).statusCode).toBe(202);
+      await t.app.jobs.runOnce();
+      expect(receiver.received).toEqual([]);
+      const [delivery] = (await call('GET', `/webhooks/${id}/deliveries`)).json<{ data: { status: string; attempt_log: { error: string }[] }[] }>().data;
+      expect(delivery).toMatchObject({ status: 'pending' });
+      expect(delivery!.attempt_log[0]!.error).toMatch(/127\.0\.0\.1.*not allowed/i);
+    } finally {
+      await receiver.close();
+    }
   });
 
   it('private networks when allowed; https in production', async () => {

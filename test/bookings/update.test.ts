@@ -217,6 +217,14 @@ describe.each(DIALECTS)('GET, PUT and DELETE /bookings/{id} (%s)', (dialect) => 
       expect((await put(booking.id, { status: 'approved' })).statusCode).toBe(200);
       expect(await changeMails(booking.id)).toEqual([]);
     });
+
+    it('writes no change mail for a change its customer does not see, even with send_notification', async () => {
+      const site = await newSite(t.db);
+      const booking = await bookIn(site, 'pending');
+      expect((await put(booking.id, { status: 'pending', send_notification: true })).statusCode).toBe(200);
+      expect((await put(booking.id, { notes: 'staff only', send_notification: true })).statusCode).toBe(200);
+      expect(await changeMails(booking.id)).toEqual([]);
+    });
   });
 
   describe('reschedule and agent change', () => {

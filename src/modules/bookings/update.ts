@@ -244,10 +244,12 @@ async function applyUpdate(
   if (previousAttributes !== undefined) {
     await recordEvent(trx, actor, { type: bookingEventType(booking.status, status, rescheduled), resourceId: view.id, data: withoutManageLinks(view), previousAttributes });
   }
-  if (update.sendNotification) {
+  // A change notice lists what its customer sees change; a change of nothing they see sends none.
+  const changes = update.sendNotification ? bookingChanges(before, view, settings.currency) : [];
+  if (changes.length > 0) {
     // This update may have renewed the links (a new customer, a new email): the mail carries the current ones.
     const { manage_link_version: linkVersion } = (await linkedBooking(trx, booking.id)) as { manage_link_version: number };
-    await mailAbout(trx, view, linkVersion, 'booking_change', settings.currency, bookingChanges(before, view, settings.currency));
+    await mailAbout(trx, view, linkVersion, 'booking_change', settings.currency, changes);
   }
   return view;
 }

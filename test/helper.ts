@@ -1,3 +1,4 @@
+import type { Actor } from '../src/core/actor.js';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { buildApp, type AppOptions } from '../src/app.js';
 import type { App } from '../src/core/app.js';
@@ -11,6 +12,9 @@ import { createTestDatabase, type TestDatabase } from './databases.js';
 import { enforceResponseContract, takeUnclaimedFailures } from './response-contract.js';
 
 export { createTestDatabase, type TestDatabase } from './databases.js';
+
+/** Who a test acts as when it calls a service directly, outside a request. */
+export const TEST_ACTOR: Actor = Object.freeze({ source: Object.freeze({ type: 'cli' as const }), requestId: null });
 
 export const DIALECTS: readonly Dialect[] = ['sqlite', 'postgres'];
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';

@@ -14,5 +14,3 @@ export interface Actor {
   /** The X-Request-Id of the request that made the change; null outside a request. */
   readonly requestId: string | null;
 }
-
-export const CLI_ACTOR: Actor = Object.freeze({ source: Object.freeze({ type: 'cli' }), requestId: null });

@@ -8,11 +8,10 @@ import { withStatementCache } from '../../src/db/statement-cache.js';
 import type { BookingRequest } from '../../src/modules/bookings/request.js';
 import { createBooking, createBulk } from '../../src/modules/bookings/service.js';
 import { ManageLinks } from '../../src/modules/manage-links/index.js';
-import { CLI_ACTOR } from '../../src/core/actor.js';
 import { initialiseSettings, setSettings } from '../../src/modules/settings/service.js';
 import { MAX_ADVANCE_DAYS } from '../../src/core/limits.js';
 import { createTestDatabase, type TestDatabase } from '../databases.js';
-import { DIALECTS } from '../helper.js';
+import { DIALECTS, TEST_ACTOR } from '../helper.js';
 import { addAgent, newSite, type Site } from './setup.js';
 
 /** A second connection to the test database that logs the SQL of every statement it runs. */
@@ -89,7 +88,7 @@ describe.each(DIALECTS)('statements of booking creates (%s)', (dialect) => {
   };
 
   it('a create reads settings, its records (the agent’s longest booking with them) and the busy bookings once, and writes order, booking, busy-time version, item, invoice and event', async () => {
-    const sql = await counted((h) => createBooking(h, CLI_ACTOR, links, request(), false));
+    const sql = await counted((h) => createBooking(h, TEST_ACTOR, links, request(), false));
     const work = sql.filter((s) => !/^(begin|commit)/i.test(s));
     expect(work).toHaveLength(9);
     expect(work.filter((s) => /^insert into "agent_busy_versions"/i.test(s))).toHaveLength(1);
@@ -98,11 +97,11 @@ describe.each(DIALECTS)('statements of booking creates (%s)', (dialect) => {
   });
 
   it('a new customer adds two statements (its row and its event), metadata and a confirmation one each, agent any two', async () => {
-    const plain = await counted((h) => createBooking(h, CLI_ACTOR, links, request(), false));
+    const plain = await counted((h) => createBooking(h, TEST_ACTOR, links, request(), false));
     const full = await counted((h) =>
       createBooking(
         h,
-        CLI_ACTOR,
+        TEST_ACTOR,
         links,
         request({ agent: 'any', customer: { new: { first_name: 'N', last_name: 'C', email: `n${day}@example.test`, phone: null } }, meta: { a: '1', b: '2' } }),
         true,
@@ -122,8 +121,8 @@ describe.each(DIALECTS)('statements of booking creates (%s)', (dialect) => {
           meta: i % 2 === 0 ? { n: String(i) } : {},
         }),
       );
-    const small = await counted((h) => createBulk(h, CLI_ACTOR, links, elements(4), true));
-    const large = await counted((h) => createBulk(h, CLI_ACTOR, links, elements(30), true));
+    const small = await counted((h) => createBulk(h, TEST_ACTOR, links, elements(4), true));
+    const large = await counted((h) => createBulk(h, TEST_ACTOR, links, elements(30), true));
     expect(large).toHaveLength(small.length);
   });
 });

@@ -1,11 +1,10 @@
-import { CLI_ACTOR } from '../../src/core/actor.js';
 import { createHash } from 'node:crypto';
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/core/errors.js';
 import { persistNewCustomer } from '../../src/modules/customers/service.js';
 import { insertAgent, insertCustomer, insertLocation } from '../fixtures.js';
-import { DIALECTS, useTestApp, type Json } from '../helper.js';
+import { DIALECTS, useTestApp, type Json, TEST_ACTOR } from '../helper.js';
 
 const URL = '/booking-api/v1/customers';
 
@@ -248,7 +247,7 @@ describe.each(DIALECTS)('POST /customers (%s)', (dialect) => {
     const existing = await insertCustomer(t.db, { email });
     const attempt = persistNewCustomer(
       t.db,
-      CLI_ACTOR,
+      TEST_ACTOR,
       { first_name: 'Late', last_name: `Comer${dialect}`, email: email.toUpperCase(), email_lower: email },
       new Date().toISOString(),
       'UTC',

@@ -11,10 +11,21 @@ async function positionOf(db: Db, lastEventId: number | null): Promise<FeedPosit
   return lastEventId === null ? undefined : feedPosition(db, lastEventId);
 }
 
-function wants(endpoint: Pick<repository.EndpointRow, 'event_types' | 'created_at'>, event: Pick<EventRow, 'type' | 'created_at'>): boolean {
+interface Subscriber {
+  id: number;
+  createdAt: string;
+  /** Every type when null. */
+  types: ReadonlySet<string> | null;
+}
+
+function subscriberOf(endpoint: Pick<repository.EndpointRow, 'id' | 'event_types' | 'created_at'>): Subscriber {
+  return { id: endpoint.id, createdAt: endpoint.created_at, types: endpoint.event_types === null ? null : new Set(JSON.parse(endpoint.event_types) as string[]) };
+}
+
+function wants(subscriber: Subscriber, event: Pick<EventRow, 'type' | 'created_at'>): boolean {
   // An endpoint hears of changes made after it was made, not of the past.
-  if (event.created_at < endpoint.created_at) return false;
-  return endpoint.event_types === null || (JSON.parse(endpoint.event_types) as string[]).includes(event.type);
+  if (event.created_at < subscriber.createdAt) return false;
+  return subscriber.types === null || subscriber.types.has(event.type);
 }
 
 /**
@@ -34,11 +45,11 @@ async function dispatchEvents(db: Db, now: Date): Promise<number> {
       const events = await eventHeadsAfter(trx, { after: position, types: undefined, limit: BATCH });
       const last = events.at(-1);
       if (last === undefined) return false;
-      const endpoints = await repository.enabledEndpointsForDispatch(trx);
+      const subscribers = (await repository.enabledEndpointsForDispatch(trx)).map(subscriberOf);
       const at = now.toISOString();
-      const deliveries = events.flatMap((event) => {
-        return endpoints.filter((endpoint) => wants(endpoint, event)).map((endpoint) => repository.newDelivery(endpoint.id, { eventId: event.id, eventType: event.type }, at));
-      });
+      const deliveries = events.flatMap((event) =>
+        subscribers.filter((subscriber) => wants(subscriber, event)).map((subscriber) => repository.newDelivery(subscriber.id, { eventId: event.id, eventType: event.type }, at)),
+      );
       await repository.insertDeliveries(trx, deliveries);
       await repository.moveDispatchCursor(trx, last.id, at);
       dispatched += deliveries.length;

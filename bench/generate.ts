@@ -299,6 +299,7 @@ export async function insertBookings(
           price_cents: PRICE_CENTS,
           notes: null,
           customer_comment: null,
+          scheduled_at: at,
           created_at: at,
           updated_at: at,
         };

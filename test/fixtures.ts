@@ -142,6 +142,7 @@ export async function insertBooking(
     price_cents: 5000,
     notes: null,
     customer_comment: null,
+    scheduled_at: AT,
     created_at: AT,
     updated_at: AT,
     ...row,

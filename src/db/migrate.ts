@@ -22,6 +22,7 @@ import * as updatedAtIndexes from './migrations/0021_updated_at_indexes.js';
 import * as manageLinkVersion from './migrations/0022_manage_link_version.js';
 import * as events from './migrations/0023_events.js';
 import * as webhooks from './migrations/0024_webhooks.js';
+import * as remindersAndCalendars from './migrations/0025_reminders_and_calendars.js';
 
 type DialectMigration = { up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void> };
 
@@ -49,6 +50,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0022_manage_link_version': manageLinkVersion,
   '0023_events': events,
   '0024_webhooks': webhooks,
+  '0025_reminders_and_calendars': remindersAndCalendars,
 };
 
 class InCodeProvider implements MigrationProvider {

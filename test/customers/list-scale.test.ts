@@ -149,6 +149,7 @@ describe.each(DIALECTS)('GET /customers over 10,000 customers (%s)', (dialect) =
           price_cents: 5000,
           notes: null,
           customer_comment: null,
+          scheduled_at: AT,
           created_at: AT,
           updated_at: AT,
         };

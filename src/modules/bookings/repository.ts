@@ -37,6 +37,8 @@ const BOOKING_FIELDS: RowFields<NewBookingRow> = {
   notes: true,
   customer_comment: true,
   manage_link_version: true,
+  scheduled_at: true,
+  calendar_sequence: true,
   created_at: true,
   updated_at: true,
 };

@@ -109,6 +109,8 @@ export function bookingRow(item: PreparedBooking, customerId: number, orderId: n
     notes: item.request.notes,
     customer_comment: null,
     manage_link_version: 1,
+    scheduled_at: at,
+    calendar_sequence: 0,
     created_at: at,
     updated_at: at,
   };

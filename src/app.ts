@@ -32,7 +32,7 @@ import { findActiveKey } from './modules/api-keys/index.js';
 import { initialiseSettings, settingsRoutes, siteOf } from './modules/settings/index.js';
 import { agentRoutes } from './modules/agents/index.js';
 import { availabilityRoutes } from './modules/availability/index.js';
-import { bookingEventsOfOrders, bookingRoutes } from './modules/bookings/index.js';
+import { bookingEventsOfOrders, bookingRoutes, reminderTask } from './modules/bookings/index.js';
 import { catalogRoutes } from './modules/catalog/index.js';
 import { couponRoutes } from './modules/coupons/index.js';
 import { customerRoutes } from './modules/customers/index.js';
@@ -225,11 +225,11 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     },
     schedule: options.outageProbes,
   });
-  const mail = mailQueue({ smtpUrl: config.smtpUrl, from: config.mailFrom, manageUrl: (booking) => manageLinks.url('customer', booking) });
+  const mail = mailQueue({ smtpUrl: config.smtpUrl, from: config.mailFrom, publicUrl: config.publicUrl, manageUrl: (role, booking) => manageLinks.url(role, booking) });
   // Webhook signing secrets are derived from the same server secret as the manage links, for another purpose.
   const webhookSecrets = new WebhookSecrets(serverSecret);
   const webhooks = webhookQueue({ db: database.backgroundDb, secrets: webhookSecrets, allowPrivateNetworks: config.webhookAllowPrivateNetworks, timeoutMs: config.webhookTimeoutMs, ...options.webhookDelivery });
-  const jobs = new JobRunner(database.backgroundDb, app.log).addTask(dispatchTask).addQueue(mail).addQueue(webhooks);
+  const jobs = new JobRunner(database.backgroundDb, app.log).addTask(dispatchTask).addTask(reminderTask(manageLinks)).addQueue(mail).addQueue(webhooks);
 
   app.decorate('db', database.db);
   app.decorate('appConfig', config);

@@ -15,6 +15,10 @@ export interface SiteSettings {
   max_advance_days: number;
   /** ISO 4217 code every amount is in (docs/money.md). */
   currency: string;
+  /** How long before each booking's start its customer is reminded, largest first; empty: no reminders. */
+  reminder_offsets_minutes: number[];
+  /** Whether agents get a mail when a booking of theirs is made, moved or cancelled. */
+  staff_notifications: boolean;
 }
 
 /** What a request or a transaction knows of the site, as read once. */

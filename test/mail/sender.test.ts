@@ -62,8 +62,8 @@ describe.each(DIALECTS)('mail sender (%s)', (dialect) => {
   /** What became of the mail of one round of an app's job runner. */
   const mailRound = async (app: App, now?: Date) => (await app.jobs.runOnce(now)).mail;
   /** A runner with only a mail queue of these options, as another process would have. */
-  const sender = (options: Omit<MailQueueOptions, 'from'>) => {
-    const queue = mailQueue({ from: FROM, ...options });
+  const sender = (options: Omit<MailQueueOptions, 'from' | 'publicUrl'>) => {
+    const queue = mailQueue({ from: FROM, publicUrl: 'http://localhost:3000', ...options });
     const runner = new JobRunner(t.db, t.app.log).addQueue(queue);
     return {
       runOnce: async (now?: Date) => (await runner.runOnce(now)).mail,

@@ -6,6 +6,8 @@ export interface ReceivedMail {
   to: string[];
   /** The message as sent, with quoted-printable undone, for assertions on its content. */
   message: string;
+  /** The message exactly as sent, for a MIME parser. */
+  raw: string;
 }
 
 export interface TestSmtp {
@@ -55,6 +57,7 @@ export async function startSmtp(options: SmtpOptions = {}): Promise<TestSmtp> {
           from: mailFrom ? mailFrom.address : '',
           to: session.envelope.rcptTo.map((r) => r.address),
           message: decodeQuotedPrintable(Buffer.concat(chunks).toString('utf8')),
+          raw: Buffer.concat(chunks).toString('utf8'),
         };
         void (options.beforeAccept?.() ?? Promise.resolve()).then(() => {
           received.push(mail);

@@ -3,8 +3,12 @@ import type { Db } from '../../db/database.js';
 import { changedAttributes, recordEvents, type EventType, type NewEvent } from '../events/index.js';
 import type { ManageLinks } from '../manage-links/index.js';
 import type { BookingEvents } from '../orders/index.js';
+import { bookingChanges, enqueueBookingMails } from '../mail/index.js';
+import { linkedBooking } from '../manage-links/index.js';
 import { getSettings } from '../settings/index.js';
+import { bookingNotices } from './notices.js';
 import { loadDetail, withoutManageLinks } from './present.js';
+import { raiseCalendarSequence } from './repository.js';
 
 /** One event per change, named by what matters most to a subscriber: cancelled, another status, a new time or place, or anything else. */
 export function bookingEventType(oldStatus: string, newStatus: string, rescheduled: boolean): EventType {
@@ -14,12 +18,15 @@ export function bookingEventType(oldStatus: string, newStatus: string, reschedul
 
 /**
  * The events of bookings changed by a write of their order (cancelling or transferring it, a
- * payment moving their payment status): each booking as GET shows it before and after `work`.
+ * payment moving their payment status): each booking as GET shows it before and after `work`;
+ * and the mails of those its customer sees change (a cancelled order's bookings are cancelled
+ * to their customers and agents).
  */
 export function bookingEventsOfOrders(links: ManageLinks): BookingEvents {
   return async (trx: Db, actor: Actor, bookingIds: readonly number[], work) => {
     if (bookingIds.length === 0) return work();
-    const { currency } = await getSettings(trx);
+    const settings = await getSettings(trx);
+    const { currency } = settings;
     const views = async () => {
       const shown = [];
       for (const id of bookingIds) shown.push((await loadDetail(trx, id, links, currency))!);
@@ -35,6 +42,13 @@ export function bookingEventsOfOrders(links: ManageLinks): BookingEvents {
       return previousAttributes === undefined ? [] : [{ type: bookingEventType(old.status, data.status, false), resourceId: view.id, data, previousAttributes }];
     });
     await recordEvents(trx, actor, events);
+    for (const [i, view] of after.entries()) {
+      const old = before[i]!;
+      if (bookingChanges(old, view).length === 0) continue;
+      const calendarSequence = await raiseCalendarSequence(trx, view.id);
+      const { manage_link_version: linkVersion } = (await linkedBooking(trx, view.id))!;
+      await enqueueBookingMails(trx, bookingNotices(old, view, { staffNotices: settings.staff_notifications }, { linkVersion, calendarSequence }));
+    }
     return result;
   };
 }

@@ -5,3 +5,4 @@ export { type BookingStatus } from './table.js';
 export { TRANSITIONS, updateBooking } from './update.js';
 export { anyBookingNames, bookingAccessByCode, upcomingBookingCount, type CatalogRef } from './repository.js';
 export { bookingEventsOfOrders } from './events.js';
+export { reminderTask } from './reminders.js';

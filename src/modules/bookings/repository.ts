@@ -73,6 +73,20 @@ export function findBooking(db: Db, id: number) {
 }
 export type BookingRow = NonNullable<Awaited<ReturnType<typeof findBooking>>>;
 
+/**
+ * Raises the SEQUENCE of the booking's calendar entry (a change its calendars must take over
+ * their copy); the new value. Calendars, not busy times, read it: no version to raise.
+ */
+export async function raiseCalendarSequence(db: Db, id: number): Promise<number> {
+  const { calendar_sequence } = await db
+    .updateTable('bookings')
+    .set((eb) => ({ calendar_sequence: eb('calendar_sequence', '+', 1) }))
+    .where('id', '=', id)
+    .returning('calendar_sequence')
+    .executeTakeFirstOrThrow();
+  return calendar_sequence;
+}
+
 export async function updateBookingRow(db: Db, id: number, values: Updateable<BookingsTable>): Promise<void> {
   const before = await db.selectFrom('bookings').select(BUSY_SPAN).where('id', '=', id).executeTakeFirst();
   if (!before) return;

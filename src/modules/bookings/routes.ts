@@ -235,7 +235,7 @@ export default async function bookingRoutes(app: App): Promise<void> {
           priceCents: parsePrice(body.price),
           notes: body.notes,
           meta: body.meta === undefined ? undefined : checkMeta(body.meta),
-          sendNotification: body.send_notification ?? false,
+          sendNotification: body.send_notification,
         },
         key !== undefined && grants(key.permissions, 'bookings:manage_completed'),
       );

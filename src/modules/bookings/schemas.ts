@@ -110,7 +110,12 @@ export const UpdateBookingBody = Type.Object({
       ...MetaRules,
     }),
   ),
-  send_notification: Type.Optional(Type.Boolean({ default: false })),
+  send_notification: Type.Optional(
+    Type.Boolean({
+      description:
+        'true: the customer gets a change notice (with its calendar update) for a change they see; false: no mail to the customer at all; not sent: a cancellation only. Agents are told of new times and cancellations whatever this says, unless the site turned staff_notifications off.',
+    }),
+  ),
 });
 export type UpdateBookingInput = Static<typeof UpdateBookingBody>;
 

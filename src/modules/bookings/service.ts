@@ -19,7 +19,9 @@ import {
   type SlotContext,
 } from '../availability/index.js';
 import { applyCoupon, type AppliedCoupon } from '../coupons/index.js';
-import { bookingMail, enqueueMails } from '../mail/index.js';
+import { enqueueBookingMails } from '../mail/index.js';
+import type { OutgoingMail } from '../mail/index.js';
+import { bookingNotices } from './notices.js';
 import { recordEvent, recordEvents } from '../events/index.js';
 import type { Actor } from '../../core/actor.js';
 import { insertBookingItems, releaseBookingForDelete, insertBookingOrders, withOrderEvents, type NewBookingOrder } from '../orders/index.js';
@@ -145,7 +147,7 @@ async function couponOf(db: Db, code: string, priceCents: number, timezone: stri
 export async function writeBookings(
   db: Db,
   items: readonly PreparedBooking[],
-  options: { sendConfirmation: boolean; links: ManageLinks; currency: string; timezone: string; actor: Actor },
+  options: { sendConfirmation: boolean; staffNotices: boolean; links: ManageLinks; currency: string; timezone: string; actor: Actor },
 ): Promise<{ booking: BookingView; confirmationSent: boolean }[]> {
   const at = nowIso();
   const newIds = (await insertBookingCustomers(db, options.actor, options.timezone, items.flatMap(({ customer }) => ('id' in customer ? [] : [customer])))).values();
@@ -204,9 +206,10 @@ export async function writeBookings(
     options.actor,
     views.map((view) => ({ type: 'booking.created', resourceId: view.id, data: withoutManageLinks(view) })),
   );
-  const mails = options.sendConfirmation ? views.map((view, index) => bookingMail(view, (written[index] as Written).row.manage_link_version, 'booking_confirmation', options.currency)) : [];
-  await enqueueMails(db, mails.filter((mail) => mail !== undefined));
-  return views.map((booking, index) => ({ booking, confirmationSent: mails[index] !== undefined }));
+  const policy = { staffNotices: options.staffNotices, confirmCustomer: options.sendConfirmation };
+  const notices = views.map((view, index) => bookingNotices(undefined, view, policy, { linkVersion: (written[index] as Written).row.manage_link_version, calendarSequence: 0 }));
+  await enqueueBookingMails(db, notices.flat());
+  return views.map((booking, index) => ({ booking, confirmationSent: (notices[index] as OutgoingMail[]).some((mail) => mail.kind === 'booking_confirmation') }));
 }
 
 /**
@@ -238,9 +241,9 @@ async function lockKeysOf(db: Db, requests: readonly BookingRequest[]): Promise<
 }
 
 /** The site's settings and schedule, read once for the transaction, and its catalog reads. */
-async function transactionReads(trx: Db): Promise<{ context: SlotContext; reads: CatalogReads; currency: string; timezone: string }> {
+async function transactionReads(trx: Db): Promise<{ context: SlotContext; reads: CatalogReads; currency: string; timezone: string; staffNotices: boolean }> {
   const { settings, schedule } = await getSettingsAndSchedule(trx);
-  return { context: slotContextOf(settings), reads: catalogReads(trx, schedule), currency: settings.currency, timezone: settings.timezone };
+  return { context: slotContextOf(settings), reads: catalogReads(trx, schedule), currency: settings.currency, timezone: settings.timezone, staffNotices: settings.staff_notifications };
 }
 
 /**
@@ -250,9 +253,9 @@ async function transactionReads(trx: Db): Promise<{ context: SlotContext; reads:
 export async function createBooking(db: Db, actor: Actor, links: ManageLinks, request: BookingRequest, sendConfirmation: boolean): Promise<BookingView> {
   const { keys, agents } = await lockKeysOf(db, [request]);
   return lockedTransaction(db, keys, async (trx) => {
-    const { context, reads, currency, timezone } = await transactionReads(trx);
+    const { context, reads, currency, timezone, staffNotices } = await transactionReads(trx);
     const prepared = await prepareBooking(trx, request, { context, reads, lockedAgents: agents, pending: [], pendingEmails: new Set() });
-    const [written] = await writeBookings(trx, [prepared], { sendConfirmation, links, currency, timezone, actor });
+    const [written] = await writeBookings(trx, [prepared], { sendConfirmation, staffNotices, links, currency, timezone, actor });
     return (written as { booking: BookingView }).booking;
   });
 }
@@ -277,7 +280,7 @@ export async function createBulk(
   const requests = elements.filter((element): element is BookingRequest => !(element instanceof AppError));
   const { keys, agents } = await lockKeysOf(db, requests);
   return lockedTransaction(db, keys, async (trx) => {
-    const { context, reads, currency, timezone } = await transactionReads(trx);
+    const { context, reads, currency, timezone, staffNotices } = await transactionReads(trx);
     await reads.preload(requests.map(probeOf));
     const busy = await bulkBusyReads(trx, requests, reads, context, agents);
     const accepted: { index: number; prepared: PreparedBooking }[] = [];
@@ -313,7 +316,7 @@ export async function createBulk(
     const written = await writeBookings(
       trx,
       accepted.map((a) => a.prepared),
-      { sendConfirmation, links, currency, timezone, actor },
+      { sendConfirmation, staffNotices, links, currency, timezone, actor },
     );
     return { created: accepted.map(({ index }, i) => ({ index, ...(written[i] as (typeof written)[number]) })), failed: rejected };
   });
@@ -338,6 +341,8 @@ export async function deleteBooking(db: Db, actor: Actor, links: ManageLinks, id
     }
     await repository.deleteBookingRows(trx, id);
     await recordEvent(trx, actor, { type: 'booking.deleted', resourceId: id, data: withoutManageLinks(before) });
+    const versions = { linkVersion: booking.manage_link_version, calendarSequence: booking.calendar_sequence + 1 };
+    await enqueueBookingMails(trx, bookingNotices(before, undefined, { staffNotices: settings.staff_notifications }, versions));
   });
 }
 

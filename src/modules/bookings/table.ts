@@ -47,9 +47,21 @@ export interface BookingMetaTable {
   meta_value: string;
 }
 
+/** The outcome of one reminder (offset) of one booking at one start: its one row makes it happen once. */
+export interface BookingRemindersTable {
+  id: Generated<number>;
+  booking_id: number;
+  offset_minutes: number;
+  start_at: string;
+  /** sent: written to the outbox; skipped: the booking got its time after the reminder was due. */
+  outcome: 'sent' | 'skipped';
+  created_at: string;
+}
+
 declare module '../../db/database.js' {
   interface Database {
     bookings: BookingsTable;
     booking_meta: BookingMetaTable;
+    booking_reminders: BookingRemindersTable;
   }
 }

@@ -6,7 +6,8 @@ import { bookingEventType } from './events.js';
 import { AppError, notFound } from '../../core/errors.js';
 import { nowIso } from '../../lib/time.js';
 import { findService, freeCandidate, inZone, serviceWindow, slotContextOf, startInstant, workingCandidates } from '../availability/index.js';
-import { bookingChanges, mailAbout } from '../mail/index.js';
+import { bookingChanges, enqueueBookingMails } from '../mail/index.js';
+import { bookingNotices } from './notices.js';
 import { bookingCancelled, repriceBooking, setBookingItemData, updateOrder, withOrderEvents } from '../orders/index.js';
 import { findCustomerContact } from '../customers/index.js';
 import { getSettings } from '../settings/index.js';
@@ -47,7 +48,8 @@ export interface BookingUpdate {
   priceCents?: number;
   notes?: string;
   meta?: Record<string, string | null>;
-  sendNotification: boolean;
+  /** send_notification: whether the customer hears of the change; unsent, of a cancellation only. */
+  sendNotification: boolean | undefined;
   /** The customer's own change through the manage link: the site's cut-offs apply. */
   selfService?: SelfServiceAction;
 }
@@ -203,6 +205,8 @@ async function applyUpdate(
     attendees,
     status,
     customer_id: customerId,
+    // A reminder that fell due before the booking got this time (or came back) is not sent late.
+    ...(timeChanged || reactivated ? { scheduled_at: nowIso() } : {}),
     ...(priceCents !== undefined ? { price_cents: priceCents } : {}),
     ...(update.notes !== undefined ? { notes: update.notes } : {}),
     updated_at: nowIso(),
@@ -244,12 +248,13 @@ async function applyUpdate(
   if (previousAttributes !== undefined) {
     await recordEvent(trx, actor, { type: bookingEventType(booking.status, status, rescheduled), resourceId: view.id, data: withoutManageLinks(view), previousAttributes });
   }
-  // A change notice lists what its customer sees change; a change of nothing they see sends none.
-  const changes = update.sendNotification ? bookingChanges(before, view, settings.currency) : [];
-  if (changes.length > 0) {
+  // Calendars take over their copy of what its customer sees change; a change of nothing seen sends nothing.
+  if (bookingChanges(before, view).length > 0) {
+    const calendarSequence = await repository.raiseCalendarSequence(trx, booking.id);
     // This update may have renewed the links (a new customer, a new email): the mail carries the current ones.
     const { manage_link_version: linkVersion } = (await linkedBooking(trx, booking.id)) as { manage_link_version: number };
-    await mailAbout(trx, view, linkVersion, 'booking_change', settings.currency, changes);
+    const policy = { staffNotices: settings.staff_notifications, notifyCustomer: update.sendNotification };
+    await enqueueBookingMails(trx, bookingNotices(before, view, policy, { linkVersion, calendarSequence }));
   }
   return view;
 }

@@ -1,4 +1,4 @@
-export { bookingChanges, bookingMail, mailAbout, type BookingFacts, type BookingMailKind } from './booking-mail.js';
+export { bookingChanges, bookingMail, enqueueBookingMails, type BookingFacts, type BookingMailKind } from './booking-mail.js';
 export { outboxList } from './cli.js';
 export { enqueueMail, enqueueMails, type OutgoingMail } from './outbox.js';
 export { countOutbox, listOutbox, type OutboxRow } from './repository.js';

@@ -37,9 +37,8 @@ export async function enqueueMail(db: Db, mail: OutgoingMail): Promise<number> {
   return insertOutboxRow(db, outboxRow(mail, nowIso()));
 }
 
-/** enqueueMail for several mails, in one statement. */
-export async function enqueueMails(db: Db, mails: readonly OutgoingMail[]): Promise<void> {
+/** enqueueMail for several mails, in one statement; due from `at` (default now). */
+export async function enqueueMails(db: Db, mails: readonly OutgoingMail[], at = nowIso()): Promise<void> {
   if (mails.length === 0) return;
-  const at = nowIso();
   await insertOutboxRows(db, mails.map((mail) => outboxRow(mail, at)));
 }

@@ -1,6 +1,7 @@
 import nodemailer from 'nodemailer';
 import { errorText, exponentialBackoff, type JobOutcome, type JobQueue } from '../jobs/index.js';
-import type { LinkedBooking } from '../manage-links/index.js';
+import type { LinkedBooking, ManageRole } from '../manage-links/index.js';
+import { calendarPart, mailbox } from './calendar.js';
 import type { OutboxRow } from './repository.js';
 import { parsePayload, renderMail, type MailPayload } from './templates.js';
 
@@ -8,8 +9,10 @@ export interface MailQueueOptions {
   /** smtp:// or smtps:// URL; without it every due mail is marked not_delivered. */
   smtpUrl: string | undefined;
   from: string;
-  /** The customer's manage link of a booking, put in mail about it as it is sent. */
-  manageUrl?: (booking: LinkedBooking) => string;
+  /** A manage link of a booking (the recipient's role's), put in mail about it as it is sent. */
+  manageUrl?: (role: ManageRole, booking: LinkedBooking) => string;
+  /** Names the host in the UID of each booking's calendar entry. */
+  publicUrl: string;
   /** Attempts before a mail is marked failed. */
   maxAttempts?: number;
   /** Wait after the first failed attempt; doubles with each further one, up to maxDelayMs. */
@@ -46,14 +49,19 @@ export function mailQueue(options: MailQueueOptions): MailQueue {
   function withManageUrl(payload: MailPayload): MailPayload {
     const { booking_id: id, booking_code, manage_link_version } = payload;
     if (!options.manageUrl || id === undefined || booking_code === undefined || manage_link_version === undefined) return payload;
-    return { ...payload, manage_url: options.manageUrl({ id, booking_code, manage_link_version }) };
+    return { ...payload, manage_url: options.manageUrl(payload.manage_role ?? 'customer', { id, booking_code, manage_link_version }) };
   }
 
-  async function perform(row: OutboxRow): Promise<JobOutcome> {
+  const calendarContext = { publicUrl: options.publicUrl, organizer: mailbox(options.from) };
+
+  async function perform(row: OutboxRow, now: Date): Promise<JobOutcome> {
     if (!transport) return { status: 'not_delivered', error: 'SMTP_URL is not set' };
     let rendered;
+    let calendar;
     try {
-      rendered = renderMail(row.kind, withManageUrl(parsePayload(row.payload)));
+      const payload = withManageUrl(parsePayload(row.payload));
+      rendered = renderMail(row.kind, payload);
+      calendar = calendarPart(row.kind, row.recipient, payload, calendarContext, now);
     } catch (error) {
       return { status: 'failed', error: `cannot render: ${errorText(error)}` };
     }
@@ -65,6 +73,8 @@ export function mailQueue(options: MailQueueOptions): MailQueue {
         text: rendered.text,
         html: rendered.html,
         textEncoding: 'quoted-printable',
+        // A text/calendar alternative (what calendar clients act on) and the same as invite.ics.
+        ...(calendar ? { icalEvent: { method: calendar.method, content: calendar.content, filename: 'invite.ics' } } : {}),
         headers: { 'X-Outbox-Id': String(row.id) },
       });
       return { status: 'sent', extra: { sent_at: new Date().toISOString() } };

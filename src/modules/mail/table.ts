@@ -1,6 +1,14 @@
 import type { Generated } from 'kysely';
 
-export type MailKind = 'booking_confirmation' | 'booking_change' | 'customer_welcome';
+export type MailKind =
+  | 'booking_confirmation'
+  | 'booking_change'
+  | 'booking_cancellation'
+  | 'booking_reminder'
+  | 'staff_booking_created'
+  | 'staff_booking_changed'
+  | 'staff_booking_cancelled'
+  | 'customer_welcome';
 export const OUTBOX_STATUSES = ['pending', 'sent', 'failed', 'not_delivered'] as const;
 export type OutboxStatus = (typeof OUTBOX_STATUSES)[number];
 

@@ -7,13 +7,15 @@ import type { MailKind } from './table.js';
  * whatever it was given and leaves out lines it has nothing for, so a producer that adds or
  * misses a field never breaks delivery.
  *
- * booking_confirmation and booking_change:
- *   customer_name, booking_code, service_name, agent_name, location_name,
- *   start_date (YYYY-MM-DD), start_time and end_time (HH:MM, local), timezone (IANA name),
- *   status, price (money string such as "45.00"), manage_url;
- *   booking_change also `changes`: lines saying what changed ("Time: 10:00 → 11:00").
+ * Mail about a booking (booking_* to its customer, staff_booking_* to its agent):
+ *   recipient_name, customer_name, booking_code, service_name, agent_name, location_name,
+ *   location_address, start_date (YYYY-MM-DD), start_time and end_time (HH:MM, local),
+ *   timezone (IANA name), status, price (money string such as "45.00") and currency, manage_url;
+ *   staff mail also customer_email and customer_phone; change notices also `changes`: lines
+ *   saying what changed ("Time: 10:00 → 11:00").
  *   manage_url is never stored (its key is a secret): the sender makes it from booking_id,
- *   booking_code and manage_link_version.
+ *   booking_code, manage_link_version and manage_role. starts_at, ends_at (UTC instants) and
+ *   calendar_sequence make the calendar part (mail/calendar.ts).
  * customer_welcome:
  *   customer_name, customer_code, email.
  * booking_id and customer_id name the record for whoever reads the outbox; no template shows them.
@@ -22,13 +24,17 @@ export interface MailPayload {
   booking_id?: number;
   manage_link_version?: number;
   customer_id?: number;
+  recipient_name?: string;
   customer_name?: string;
+  customer_email?: string;
+  customer_phone?: string;
   customer_code?: string;
   email?: string;
   booking_code?: string;
   service_name?: string;
   agent_name?: string;
   location_name?: string;
+  location_address?: string;
   start_date?: string;
   start_time?: string;
   end_time?: string;
@@ -38,6 +44,10 @@ export interface MailPayload {
   /** ISO 4217 code of price (the site's currency setting). */
   currency?: string;
   manage_url?: string;
+  manage_role?: 'customer' | 'agent';
+  starts_at?: string;
+  ends_at?: string;
+  calendar_sequence?: number;
   changes?: string[];
 }
 
@@ -47,13 +57,17 @@ export interface RenderedMail {
 }
 
 const STRING_FIELDS = [
+  'recipient_name',
   'customer_name',
+  'customer_email',
+  'customer_phone',
   'customer_code',
   'email',
   'booking_code',
   'service_name',
   'agent_name',
   'location_name',
+  'location_address',
   'start_date',
   'start_time',
   'end_time',
@@ -61,8 +75,10 @@ const STRING_FIELDS = [
   'status',
   'price',
   'currency',
+  'starts_at',
+  'ends_at',
 ] as const;
-const INTEGER_FIELDS = ['booking_id', 'manage_link_version'] as const;
+const INTEGER_FIELDS = ['booking_id', 'manage_link_version', 'calendar_sequence'] as const;
 
 /** Reads the fields the templates know from a stored payload; anything else is ignored. */
 export function parsePayload(json: string): MailPayload {
@@ -78,6 +94,7 @@ export function parsePayload(json: string): MailPayload {
     const value = source[field];
     if (Number.isSafeInteger(value)) payload[field] = value as number;
   }
+  if (source.manage_role === 'customer' || source.manage_role === 'agent') payload.manage_role = source.manage_role;
   if (Array.isArray(source.changes)) {
     payload.changes = source.changes.filter((c): c is string => typeof c === 'string' && c.trim() !== '');
   }
@@ -112,9 +129,34 @@ function bookingFacts(p: MailPayload): Body['facts'] {
     ['When', when(p)],
     ['With', p.agent_name],
     ['Where', p.location_name],
+    ['Address', p.location_address],
     ['Status', p.status],
     ['Price', p.price && p.currency ? `${p.price} ${p.currency}` : p.price],
   ];
+}
+
+/** What the agent is told: who is coming rather than with whom. */
+function staffFacts(p: MailPayload): Body['facts'] {
+  return [
+    ['Booking', p.booking_code],
+    ['Service', p.service_name],
+    ['When', when(p)],
+    ['Customer', p.customer_name],
+    ['Email', p.customer_email],
+    ['Phone', p.customer_phone],
+    ['Where', p.location_name],
+    ['Address', p.location_address],
+    ['Status', p.status],
+    ['Price', p.price && p.currency ? `${p.price} ${p.currency}` : p.price],
+  ];
+}
+
+function changeList(p: MailPayload): Pick<Body, 'list'> {
+  return p.changes && p.changes.length > 0 ? { list: { title: 'What changed', items: p.changes } } : {};
+}
+
+function manageLink(p: MailPayload, label: string): Pick<Body, 'link'> {
+  return p.manage_url ? { link: { label, url: p.manage_url } } : {};
 }
 
 function bodyOf(kind: MailKind, p: MailPayload): Body {
@@ -123,17 +165,37 @@ function bodyOf(kind: MailKind, p: MailPayload): Body {
       return {
         intro: [p.status === 'pending' ? 'We have received your booking; it awaits confirmation. Here are the details:' : 'Your booking is confirmed. Here are the details:'],
         facts: bookingFacts(p),
-        ...(p.manage_url ? { link: { label: 'View or change your booking', url: p.manage_url } } : {}),
+        ...manageLink(p, 'View or change your booking'),
         outro: ['We look forward to seeing you.'],
       };
     case 'booking_change':
       return {
         intro: ['Your booking has changed. This is how it stands now:'],
         facts: bookingFacts(p),
-        ...(p.changes && p.changes.length > 0 ? { list: { title: 'What changed', items: p.changes } } : {}),
-        ...(p.manage_url ? { link: { label: 'View your booking', url: p.manage_url } } : {}),
+        ...changeList(p),
+        ...manageLink(p, 'View your booking'),
         outro: ['If you did not expect this change, please get in touch with us.'],
       };
+    case 'booking_cancellation':
+      return {
+        intro: ['Your booking has been cancelled. This was the appointment:'],
+        facts: bookingFacts(p),
+        ...manageLink(p, 'View your booking'),
+        outro: ['If you did not expect this, please get in touch with us. We hope to see you another time.'],
+      };
+    case 'booking_reminder':
+      return {
+        intro: ['A reminder of your appointment:'],
+        facts: bookingFacts(p),
+        ...manageLink(p, 'View or change your booking'),
+        outro: ['We look forward to seeing you.'],
+      };
+    case 'staff_booking_created':
+      return { intro: ['You have a new booking:'], facts: staffFacts(p), ...manageLink(p, 'Open the booking'), outro: [] };
+    case 'staff_booking_changed':
+      return { intro: ['A booking of yours has changed. This is how it stands now:'], facts: staffFacts(p), ...changeList(p), ...manageLink(p, 'Open the booking'), outro: [] };
+    case 'staff_booking_cancelled':
+      return { intro: ['A booking of yours has been cancelled; the time is free again. This was the appointment:'], facts: staffFacts(p), ...manageLink(p, 'Open the booking'), outro: [] };
     case 'customer_welcome':
       return {
         intro: ['Welcome! Your customer account has been created.'],
@@ -150,7 +212,8 @@ function bodyOf(kind: MailKind, p: MailPayload): Body {
 }
 
 function greeting(p: MailPayload): string {
-  return p.customer_name ? `Hello ${p.customer_name},` : 'Hello,';
+  const name = p.recipient_name ?? p.customer_name;
+  return name ? `Hello ${name},` : 'Hello,';
 }
 
 /** The plain-text and HTML bodies of one mail; every payload value is escaped in the HTML. */

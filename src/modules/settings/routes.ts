@@ -5,7 +5,7 @@ import { FieldErrors } from '../../core/field-errors.js';
 import { AppError } from '../../core/errors.js';
 import { AUTH_ERRORS, checkedInCode, errorResponses } from '../../http/schemas.js';
 import { MAX_ADVANCE_DAYS, TEXT_LIMITS } from '../../core/limits.js';
-import { changeSettings, getSettings, parseSetting, SETTING_KEYS, type SiteSettings } from './service.js';
+import { changeSettings, getSettings, MAX_REMINDERS, parseSetting, SETTING_KEYS, type SiteSettings } from './service.js';
 
 const SettingsData = Type.Object({
   timezone: Type.String({ description: 'IANA zone name of the site' }),
@@ -15,6 +15,11 @@ const SettingsData = Type.Object({
   reschedule_cutoff_minutes: Type.Integer({ description: 'Until how long before its start a customer may reschedule through the manage link (0 to 525600; API keys are not bound)' }),
   max_advance_days: Type.Integer({ description: 'How many days ahead of now a booking may start, at most (1 to 3660000, which lifts the limit; default 365); a service may set its own' }),
   currency: Type.String({ description: 'ISO 4217 code of every amount (orders, invoices, payments, mails)', examples: ['EUR'] }),
+  reminder_offsets_minutes: Type.Array(Type.Integer(), {
+    description: 'How many minutes before its start each booking\'s customer gets a reminder mail, largest first (default [1440]); empty: no reminders',
+    examples: [[1440, 120]],
+  }),
+  staff_notifications: Type.Boolean({ description: 'Whether agents get a mail (with a calendar entry) when a booking of theirs is made, moved or cancelled (default true)' }),
 }, { title: 'Settings' });
 
 const SettingsBody = Type.Object(
@@ -26,6 +31,10 @@ const SettingsBody = Type.Object(
     reschedule_cutoff_minutes: Type.Optional(Type.Integer(checkedInCode({ minimum: 0, maximum: 525600 }))),
     max_advance_days: Type.Optional(Type.Integer(checkedInCode({ minimum: 1, maximum: MAX_ADVANCE_DAYS }))),
     currency: Type.Optional(Type.String({ description: 'ISO 4217 code, any case', ...checkedInCode({ pattern: '^[A-Za-z]{3}$', maxLength: 3 }) })),
+    reminder_offsets_minutes: Type.Optional(
+      Type.Array(Type.Integer(checkedInCode({ minimum: 1, maximum: 525600 })), { maxItems: MAX_REMINDERS, description: 'Distinct minutes before the start, e.g. [1440, 120]; [] turns reminders off' }),
+    ),
+    staff_notifications: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false },
 );

@@ -20,6 +20,8 @@ export const SETTING_KEYS: readonly SettingKey[] = [
   'cancel_cutoff_minutes',
   'reschedule_cutoff_minutes',
   'currency',
+  'reminder_offsets_minutes',
+  'staff_notifications',
 ];
 
 const DEFAULTS: Omit<SiteSettings, 'timezone'> = {
@@ -29,7 +31,14 @@ const DEFAULTS: Omit<SiteSettings, 'timezone'> = {
   cancel_cutoff_minutes: 0,
   reschedule_cutoff_minutes: 0,
   currency: 'USD',
+  reminder_offsets_minutes: [1440],
+  staff_notifications: true,
 };
+
+/** More reminders than this per booking would be noise, not help. */
+export const MAX_REMINDERS = 5;
+/** A reminder a year ahead is as far as a booking can usefully be reminded of. */
+const MAX_REMINDER_OFFSET_MINUTES = 525600;
 
 /** The ISO 4217 codes this runtime knows. */
 const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
@@ -50,8 +59,36 @@ function integerIn(key: SettingKey, raw: string | number, min: number, max: numb
 }
 
 /** Validates one setting value (from the CLI or the API) into its typed form. */
-export function parseSetting<K extends SettingKey>(key: K, raw: string | number): SiteSettings[K];
-export function parseSetting(key: SettingKey, raw: string | number): string | number {
+export function parseSetting<K extends SettingKey>(key: K, raw: SettingInput): SiteSettings[K];
+export function parseSetting(key: SettingKey, raw: SettingInput): SiteSettings[SettingKey] {
+  if (key === 'reminder_offsets_minutes') return reminderOffsets(raw);
+  if (key === 'staff_notifications') return flag(key, raw);
+  if (typeof raw === 'boolean' || Array.isArray(raw)) throw new AppError('validation_failed', `${key} must be a single value`, { [key]: 'must be a single value' });
+  return scalarSetting(key, raw as string | number);
+}
+
+/** What a setting is given as: text from the CLI or a form, JSON values from the API. */
+export type SettingInput = string | number | boolean | readonly number[];
+
+/** Minutes before the start, as a list ("1440,120" or [1440, 120]); each from 1 minute to a year, at most MAX_REMINDERS, kept largest first. */
+function reminderOffsets(raw: SettingInput): number[] {
+  const key = 'reminder_offsets_minutes';
+  const problem = `must be a list of at most ${MAX_REMINDERS} distinct whole minutes from 1 to ${MAX_REMINDER_OFFSET_MINUTES}, e.g. [1440, 120]; empty turns reminders off`;
+  const items = Array.isArray(raw) ? raw.map(String) : typeof raw === 'string' ? raw.replace(/^\s*\[|\]\s*$/g, '').split(',').map((s) => s.trim()).filter((s) => s !== '') : [String(raw)];
+  const offsets = items.map((item) => (/^\d+$/.test(item) ? Number(item) : Number.NaN));
+  if (offsets.length > MAX_REMINDERS || new Set(offsets).size !== offsets.length || offsets.some((m) => !(m >= 1 && m <= MAX_REMINDER_OFFSET_MINUTES))) {
+    throw new AppError('validation_failed', `${key} ${problem}`, { [key]: problem });
+  }
+  return offsets.sort((a, b) => b - a);
+}
+
+function flag(key: SettingKey, raw: SettingInput): boolean {
+  if (raw === true || raw === 'true') return true;
+  if (raw === false || raw === 'false') return false;
+  throw new AppError('validation_failed', `${key} must be true or false`, { [key]: 'must be true or false' });
+}
+
+function scalarSetting(key: Exclude<SettingKey, 'reminder_offsets_minutes' | 'staff_notifications'>, raw: string | number): string | number {
   switch (key) {
     case 'timezone': {
       const given = String(raw).trim();
@@ -96,6 +133,12 @@ export async function initialiseSettings(db: Db, siteTimezone: string): Promise<
   ]);
 }
 
+/** Stored as "1440,120" (what String() makes of the list); "" is none. */
+function storedOffsets(stored: string | undefined): number[] {
+  if (stored === undefined) return [...DEFAULTS.reminder_offsets_minutes];
+  return stored.split(',').filter((s) => s !== '').map(Number);
+}
+
 function settingsOf(stored: Map<string, string>): SiteSettings {
   return {
     timezone: stored.get('timezone') ?? 'UTC',
@@ -105,6 +148,8 @@ function settingsOf(stored: Map<string, string>): SiteSettings {
     reschedule_cutoff_minutes: Number(stored.get('reschedule_cutoff_minutes') ?? DEFAULTS.reschedule_cutoff_minutes),
     max_advance_days: Number(stored.get('max_advance_days') ?? DEFAULTS.max_advance_days),
     currency: stored.get('currency') ?? DEFAULTS.currency,
+    reminder_offsets_minutes: storedOffsets(stored.get('reminder_offsets_minutes')),
+    staff_notifications: (stored.get('staff_notifications') ?? String(DEFAULTS.staff_notifications)) === 'true',
   };
 }
 

@@ -1,0 +1,59 @@
+import { bookingChanges, bookingMail, type BookingFacts, type OutgoingMail } from '../mail/index.js';
+
+/** What decides who is told of a change besides the change itself. */
+export interface NoticePolicy {
+  /** The site's staff_notifications setting. */
+  staffNotices: boolean;
+  /** A new booking's confirmation to its customer (send_confirmation). */
+  confirmCustomer?: boolean;
+  /**
+   * Whether the customer hears of a change (send_notification): undefined tells them of a
+   * cancellation only; false of nothing.
+   */
+  notifyCustomer?: boolean;
+}
+
+/** The booking's calendar version and link version after the change. */
+export interface NoticeVersions {
+  linkVersion: number;
+  calendarSequence: number;
+}
+
+function live(booking: BookingFacts | undefined): booking is BookingFacts {
+  return booking !== undefined && booking.status !== 'cancelled';
+}
+
+/**
+ * The mails a change of one booking sends: `before` undefined is a new booking, `after`
+ * undefined a deleted one. A booking that starts or stops taking time is a new booking or a
+ * cancellation to its agent; a live one that changed in anything its customer sees is a change
+ * notice, to a new agent a new booking and to the former one a cancellation. A change of nothing
+ * seen sends nothing.
+ */
+export function bookingNotices(before: BookingFacts | undefined, after: BookingFacts | undefined, policy: NoticePolicy, versions: NoticeVersions): OutgoingMail[] {
+  const mails: (OutgoingMail | undefined)[] = [];
+  const staff = (booking: BookingFacts, kind: 'staff_booking_created' | 'staff_booking_changed' | 'staff_booking_cancelled', changes?: string[]) => {
+    if (policy.staffNotices) mails.push(bookingMail(booking, kind, { ...versions, ...(changes ? { changes } : {}) }));
+  };
+  if (before === undefined) {
+    if (live(after)) {
+      if (policy.confirmCustomer) mails.push(bookingMail(after, 'booking_confirmation', versions));
+      staff(after, 'staff_booking_created');
+    }
+  } else if (live(before) && !live(after)) {
+    const ended = after ?? { ...before, status: 'cancelled' };
+    if (policy.notifyCustomer !== false) mails.push(bookingMail(ended, 'booking_cancellation', versions));
+    staff(ended, 'staff_booking_cancelled');
+  } else if (after !== undefined) {
+    const changes = bookingChanges(before, after);
+    if (changes.length === 0) return [];
+    if (policy.notifyCustomer === true) mails.push(bookingMail(after, 'booking_change', { ...versions, changes }));
+    if (!live(after)) return mails.filter((m) => m !== undefined);
+    if (!live(before)) staff(after, 'staff_booking_created');
+    else if (before.agent.id !== after.agent.id) {
+      staff({ ...before, status: 'cancelled' }, 'staff_booking_cancelled');
+      staff(after, 'staff_booking_created');
+    } else staff(after, 'staff_booking_changed', changes);
+  }
+  return mails.filter((m) => m !== undefined);
+}

@@ -1119,6 +1119,16 @@ export interface components {
              * @example EUR
              */
             currency: string;
+            /**
+             * @description How many minutes before its start each booking's customer gets a reminder mail, largest first (default [1440]); empty: no reminders
+             * @example [
+             *       1440,
+             *       120
+             *     ]
+             */
+            reminder_offsets_minutes: number[];
+            /** @description Whether agents get a mail (with a calendar entry) when a booking of theirs is made, moved or cancelled (default true) */
+            staff_notifications: boolean;
         };
         /** BookingListItem */
         BookingListItem: {
@@ -7516,6 +7526,9 @@ export interface operations {
                     max_advance_days?: number;
                     /** @description ISO 4217 code, any case */
                     currency?: string;
+                    /** @description Distinct minutes before the start, e.g. [1440, 120]; [] turns reminders off */
+                    reminder_offsets_minutes?: number[];
+                    staff_notifications?: boolean;
                 };
             };
         };
@@ -8640,7 +8653,7 @@ export interface operations {
                     meta?: {
                         [key: string]: null | string;
                     };
-                    /** @default false */
+                    /** @description true: the customer gets a change notice (with its calendar update) for a change they see; false: no mail to the customer at all; not sent: a cancellation only. Agents are told of new times and cancellations whatever this says, unless the site turned staff_notifications off. */
                     send_notification?: boolean;
                 };
             };

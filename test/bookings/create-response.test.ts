@@ -140,14 +140,20 @@ describe.each(DIALECTS)('POST /bookings and /bookings/bulk answer as GET /bookin
           customer_name: read.customer.full_name,
           service_name: read.service_name,
           agent_name: read.agent.full_name,
+          recipient_name: read.customer.full_name,
           location_name: read.location.name,
+          location_address: read.location.full_address,
           start_date: read.start_date,
           start_time: read.start_time,
           end_time: read.end_time,
           timezone: read.timezone,
+          starts_at: new Date(read.start_datetime).toISOString(),
+          ends_at: new Date(read.end_datetime).toISOString(),
           price: read.price,
           currency: 'USD',
           manage_link_version: 1,
+          manage_role: 'customer',
+          calendar_sequence: 0,
         });
       }
     }

@@ -87,16 +87,17 @@ describe.each(DIALECTS)('statements of booking creates (%s)', (dialect) => {
     return [...statements];
   };
 
-  it('a create reads settings, its records (the agent’s longest booking with them) and the busy bookings once, and writes order, booking, busy-time version, item, invoice and event', async () => {
+  it('a create reads settings, its records (the agent’s longest booking with them) and the busy bookings once, and writes order, booking, busy-time version, item, invoice, event and the agent\'s notice', async () => {
     const sql = await counted((h) => createBooking(h, TEST_ACTOR, links, request(), false));
     const work = sql.filter((s) => !/^(begin|commit)/i.test(s));
-    expect(work).toHaveLength(9);
+    expect(work).toHaveLength(10);
+    expect(work.filter((s) => /^insert into "outbox"/i.test(s))).toHaveLength(1);
     expect(work.filter((s) => /^insert into "agent_busy_versions"/i.test(s))).toHaveLength(1);
     // The booking is inserted with its order's id, not pointed at the order afterwards.
     expect(work.filter((s) => /^update "bookings"/i.test(s))).toEqual([]);
   });
 
-  it('a new customer adds two statements (its row and its event), metadata and a confirmation one each, agent any two', async () => {
+  it('a new customer adds two statements (its row and its event), metadata one, agent any two; the confirmation goes in the agent notice\'s statement', async () => {
     const plain = await counted((h) => createBooking(h, TEST_ACTOR, links, request(), false));
     const full = await counted((h) =>
       createBooking(
@@ -109,7 +110,7 @@ describe.each(DIALECTS)('statements of booking creates (%s)', (dialect) => {
     );
     // `any` reads the agents connected to the service twice: for the locks to take before the
     // transaction, and with what the checks need inside it.
-    expect(full.length - plain.length).toBe(2 + 1 + 1 + 2);
+    expect(full.length - plain.length).toBe(2 + 1 + 2);
   });
 
   it('a bulk request costs the same statements for 2 elements as for 30', async () => {

@@ -31,11 +31,11 @@ describe.each(DIALECTS)('GET, PUT and DELETE /bookings/{id} (%s)', (dialect) => 
   }
 
   const put = (id: number, payload: object, key?: string) => call('PUT', `/bookings/${id}`, payload, key);
-  const changeMails = (bookingId: number) =>
+  const changeMails = (bookingId: number, kind: 'booking_change' | 'booking_cancellation' = 'booking_change') =>
     t.db
       .selectFrom('outbox')
       .selectAll()
-      .where('kind', '=', 'booking_change')
+      .where('kind', '=', kind)
       .execute()
       .then((rows) => rows.filter((r) => (JSON.parse(r.payload) as { booking_id: number }).booking_id === bookingId));
 
@@ -155,7 +155,7 @@ describe.each(DIALECTS)('GET, PUT and DELETE /bookings/{id} (%s)', (dialect) => 
       ['no_show', 'approved'],
       ['no_show', 'cancelled'],
     ];
-    it.each(valid)('%s → %s, with a change mail when send_notification is true', async (from, to) => {
+    it.each(valid)('%s → %s, with a change mail (a cancellation for cancelled) when send_notification is true', async (from, to) => {
       const site = await newSite(t.db);
       const booking = await bookIn(site, from);
       const res = await put(booking.id, { status: to, send_notification: true });
@@ -163,7 +163,7 @@ describe.each(DIALECTS)('GET, PUT and DELETE /bookings/{id} (%s)', (dialect) => 
       expect(res.json().data.status).toBe(to);
       const row = await t.db.selectFrom('bookings').select('status').where('id', '=', booking.id).executeTakeFirstOrThrow();
       expect(row.status).toBe(to);
-      const mails = await changeMails(booking.id);
+      const mails = await changeMails(booking.id, to === 'cancelled' ? 'booking_cancellation' : 'booking_change');
       expect(mails).toHaveLength(1);
       expect(JSON.parse(mails[0]!.payload)).toMatchObject({ status: to });
     });

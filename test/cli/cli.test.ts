@@ -116,7 +116,14 @@ describe.each(DIALECTS)('npx booking (%s)', (dialect) => {
       cancel_cutoff_minutes: 0,
       reschedule_cutoff_minutes: 0,
       currency: 'USD',
+      reminder_offsets_minutes: [1440],
+      staff_notifications: true,
     });
+    expect((await cli(database.url, ['settings', 'set', 'reminder_offsets_minutes', '120,1440'])).stdout).toBe('reminder_offsets_minutes = 1440,120\n');
+    expect((await cli(database.url, ['settings', 'set', 'reminder_offsets_minutes', ''])).stdout).toBe('reminder_offsets_minutes = \n');
+    expect((await cli(database.url, ['settings', 'set', 'reminder_offsets_minutes', '0'])).code).toBe(1);
+    expect((await cli(database.url, ['settings', 'set', 'staff_notifications', 'maybe'])).code).toBe(1);
+    expect((await cli(database.url, ['settings', 'set', 'staff_notifications', 'false'])).stdout).toBe('staff_notifications = false\n');
     expect((await cli(database.url, ['settings', 'set', 'timezone', 'Europe/Berlin'])).code).toBe(0);
     expect((await cli(database.url, ['settings', 'set', 'currency', 'chf'])).stdout).toBe('currency = CHF\n');
     expect((await cli(database.url, ['settings', 'set', 'currency', 'XYZW'])).code).toBe(1);

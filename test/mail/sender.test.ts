@@ -130,8 +130,14 @@ describe.each(DIALECTS)('mail sender (%s)', (dialect) => {
     const moved = await call('PUT', `/bookings/${created.json().data.id}`, { start_time: '11:30', status: 'approved', send_notification: true });
     expect(moved.statusCode).toBe(200);
 
-    expect(await mailRound(t.app)).toMatchObject({ sent: 3 });
-    const [welcome, confirmation, change] = smtp.received.map((m) => m.message);
+    // The customer's three, and the agent's notices of the new booking and of its move.
+    expect(await mailRound(t.app)).toMatchObject({ sent: 5 });
+    const [welcome, confirmation, change] = smtp.received.filter((m) => m.to.includes('cleo.park@example.test')).map((m) => m.message);
+    const agentEmail = created.json().data.agent.email as string;
+    expect(smtp.received.filter((m) => m.to.includes(agentEmail)).map((m) => /^Subject: (.*)$/m.exec(m.message)?.[1])).toEqual([
+      expect.stringMatching(/^New booking /),
+      expect.stringMatching(/^Booking .+ has changed/),
+    ]);
 
     expect(welcome).toContain('Hello Cleo Park,');
     expect(welcome).toMatch(/Email: +cleo\.park@example\.test/);

@@ -58,7 +58,7 @@ describe.each(DIALECTS)('manage-booking links (%s)', (dialect) => {
     }
   });
 
-  it('cancels the booking from its link, with a change notice, and then offers no cancel', async () => {
+  it('cancels the booking from its link, with a cancellation mail, and then offers no cancel', async () => {
     const booking = await booked();
     const link = new URL(booking.manage_booking_for_customer as string);
     const form = new URLSearchParams({ role: 'customer', key: link.searchParams.get('key') ?? '' }).toString();
@@ -71,7 +71,7 @@ describe.each(DIALECTS)('manage-booking links (%s)', (dialect) => {
     expect(cancelled.headers.location).toBe(`${link.pathname}${link.search}&done=cancelled`);
     expect((await call('GET', `/bookings/${booking.id}`)).json().data.status).toBe('cancelled');
     const mails = await t.db.selectFrom('outbox').select('kind').where('recipient', '=', booking.customer.email).execute();
-    expect(mails.filter((m) => m.kind === 'booking_change')).toHaveLength(1);
+    expect(mails.filter((m) => m.kind === 'booking_cancellation')).toHaveLength(1);
 
     const page = await t.app.inject({ method: 'GET', url: String(cancelled.headers.location) });
     expect(page.statusCode).toBe(200);

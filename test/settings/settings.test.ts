@@ -4,6 +4,9 @@ import { cli, createTestDatabase, DIALECTS, useTestApp } from '../helper.js';
 import { MAX_ADVANCE_DAYS } from '../../src/core/limits.js';
 import { caller } from '../catalog/support.js';
 
+/** The message settings of a new site: a reminder the day before, agents told of their bookings. */
+const MESSAGES = { reminder_offsets_minutes: [1440], staff_notifications: true };
+
 describe.each(DIALECTS)('GET/PUT /settings (%s)', (dialect) => {
   const t = useTestApp(dialect, { SITE_TIMEZONE: 'Europe/Berlin' });
   const call = caller(t);
@@ -14,7 +17,7 @@ describe.each(DIALECTS)('GET/PUT /settings (%s)', (dialect) => {
     const cutoffs = { cancel_cutoff_minutes: 0, reschedule_cutoff_minutes: 0 };
     expect(res.body).toEqual({
       success: true,
-      data: { timezone: 'Europe/Berlin', slot_interval_minutes: 30, min_lead_minutes: 0, max_advance_days: MAX_ADVANCE_DAYS, ...cutoffs, currency: 'USD' },
+      data: { timezone: 'Europe/Berlin', slot_interval_minutes: 30, min_lead_minutes: 0, max_advance_days: MAX_ADVANCE_DAYS, ...cutoffs, currency: 'USD', ...MESSAGES },
     });
     const fresh = await createTestDatabase(dialect);
     try {
@@ -28,7 +31,7 @@ describe.each(DIALECTS)('GET/PUT /settings (%s)', (dialect) => {
     const res = await call('PUT', '/settings', { slot_interval_minutes: 15 });
     expect(res.status).toBe(200);
     const cutoffs = { cancel_cutoff_minutes: 0, reschedule_cutoff_minutes: 0 };
-    expect(res.body.data).toEqual({ timezone: 'Europe/Berlin', slot_interval_minutes: 15, min_lead_minutes: 0, max_advance_days: MAX_ADVANCE_DAYS, ...cutoffs, currency: 'USD' });
+    expect(res.body.data).toEqual({ timezone: 'Europe/Berlin', slot_interval_minutes: 15, min_lead_minutes: 0, max_advance_days: MAX_ADVANCE_DAYS, ...cutoffs, currency: 'USD', ...MESSAGES });
     const again = await call('PUT', '/settings', { timezone: 'America/New_York', min_lead_minutes: 120, max_advance_days: 30, reschedule_cutoff_minutes: 1440 });
     expect(again.body.data).toEqual({
       timezone: 'America/New_York',
@@ -38,9 +41,31 @@ describe.each(DIALECTS)('GET/PUT /settings (%s)', (dialect) => {
       ...cutoffs,
       reschedule_cutoff_minutes: 1440,
       currency: 'USD',
+      ...MESSAGES,
     });
     expect(await getSettings(t.db)).toEqual(again.body.data);
     expect((await call('GET', '/status')).body.data.timezone).toBe('America/New_York');
+  });
+
+  it('sets reminder offsets (largest first, [] for none) and staff notifications, and refuses bad ones naming the field', async () => {
+    const res = await call('PUT', '/settings', { reminder_offsets_minutes: [30, 2880, 120], staff_notifications: false });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ reminder_offsets_minutes: [2880, 120, 30], staff_notifications: false });
+    expect((await call('PUT', '/settings', { reminder_offsets_minutes: [] })).body.data.reminder_offsets_minutes).toEqual([]);
+    expect(await getSettings(t.db)).toMatchObject({ reminder_offsets_minutes: [], staff_notifications: false });
+    for (const [body, field] of [
+      [{ reminder_offsets_minutes: [120, 120] }, 'reminder_offsets_minutes'],
+      [{ reminder_offsets_minutes: [0] }, 'reminder_offsets_minutes'],
+      [{ reminder_offsets_minutes: [1, 2, 3, 4, 5, 6] }, 'reminder_offsets_minutes'],
+      [{ reminder_offsets_minutes: '1440' }, 'reminder_offsets_minutes'],
+      [{ staff_notifications: 'yes' }, 'staff_notifications'],
+    ] as const) {
+      const bad = await call('PUT', '/settings', body);
+      expect([400, 422], JSON.stringify(body)).toContain(bad.status);
+      expect(JSON.stringify(bad.body.error.details), JSON.stringify(body)).toContain(field);
+    }
+    expect(await getSettings(t.db)).toMatchObject({ reminder_offsets_minutes: [], staff_notifications: false });
+    await call('PUT', '/settings', MESSAGES);
   });
 
   it('stores a zone as the time zone database spells it', async () => {

@@ -23,11 +23,23 @@ function live(booking: BookingFacts | undefined): booking is BookingFacts {
   return booking !== undefined && booking.status !== 'cancelled';
 }
 
+/** What an agent's calendar holds of a booking: a change of status or price is no news to them. */
+function movedInCalendar(before: BookingFacts, after: BookingFacts): boolean {
+  return (
+    before.start_datetime !== after.start_datetime ||
+    before.end_datetime !== after.end_datetime ||
+    before.service_name !== after.service_name ||
+    before.location.name !== after.location.name ||
+    before.location.full_address !== after.location.full_address
+  );
+}
+
 /**
  * The mails a change of one booking sends: `before` undefined is a new booking, `after`
  * undefined a deleted one. A booking that starts or stops taking time is a new booking or a
  * cancellation to its agent; a live one that changed in anything its customer sees is a change
- * notice, to a new agent a new booking and to the former one a cancellation. A change of nothing
+ * notice to the customer (when asked for), to a new agent a new booking and to the former one a
+ * cancellation, to the same agent a change when it moved in their calendar. A change of nothing
  * seen sends nothing.
  */
 export function bookingNotices(before: BookingFacts | undefined, after: BookingFacts | undefined, policy: NoticePolicy, versions: NoticeVersions): OutgoingMail[] {
@@ -53,7 +65,7 @@ export function bookingNotices(before: BookingFacts | undefined, after: BookingF
     else if (before.agent.id !== after.agent.id) {
       staff({ ...before, status: 'cancelled' }, 'staff_booking_cancelled');
       staff(after, 'staff_booking_created');
-    } else staff(after, 'staff_booking_changed', changes);
+    } else if (movedInCalendar(before, after)) staff(after, 'staff_booking_changed', changes);
   }
   return mails.filter((m) => m !== undefined);
 }

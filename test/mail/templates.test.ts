@@ -7,15 +7,26 @@ describe('mail templates', () => {
     expect(text).toContain('Hello,\n');
     expect(text).toContain('Service: Massage');
     expect(text).not.toMatch(/undefined|null|When:|Booking:/);
-    expect(html).toContain('<td>Massage</td>');
+    expect(html).toMatch(/<td[^>]*>Massage<\/td>/);
     expect(html).not.toMatch(/undefined|null|<a /);
   });
 
   it('render every kind from an empty payload', () => {
-    for (const kind of ['booking_confirmation', 'booking_change', 'customer_welcome'] as const) {
+    const kinds = [
+      'booking_confirmation',
+      'booking_change',
+      'booking_cancellation',
+      'booking_reminder',
+      'staff_booking_created',
+      'staff_booking_changed',
+      'staff_booking_cancelled',
+      'customer_welcome',
+    ] as const;
+    for (const kind of kinds) {
       const { text, html } = renderMail(kind, parsePayload('{}'));
       expect(text.startsWith('Hello,\n')).toBe(true);
-      expect(html).toContain('<p>Hello,</p>');
+      expect(html).toMatch(/<p[^>]*>Hello,<\/p>/);
+      expect(`${text}${html}`).not.toMatch(/undefined|null/);
     }
   });
 

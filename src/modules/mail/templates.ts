@@ -235,19 +235,23 @@ export function renderMail(kind: MailKind, payload: MailPayload): RenderedMail {
   ].join('\n');
 
   const e = escapeHtml;
+  // Inline styles and a table layout: what mail clients render alike.
   const html = [
-    '<!doctype html><html><body style="font-family:sans-serif;color:#222;line-height:1.5">',
-    `<p>${e(greeting(payload))}</p>`,
-    ...body.intro.map((line) => `<p>${e(line)}</p>`),
+    '<!doctype html><html><body style="margin:0;padding:24px 12px;background:#f4f5f7;font-family:Helvetica,Arial,sans-serif;color:#1d2330;line-height:1.5">',
+    '<table role="presentation" style="max-width:560px;width:100%;margin:0 auto;background:#ffffff;border:1px solid #dde1e8;border-radius:8px;border-collapse:separate"><tr><td style="padding:24px 28px">',
+    `<p style="margin:0 0 12px">${e(greeting(payload))}</p>`,
+    ...body.intro.map((line) => `<p style="margin:0 0 16px">${e(line)}</p>`),
     facts.length > 0
-      ? `<table style="border-collapse:collapse">${facts
-          .map(([label, value]) => `<tr><th style="text-align:left;padding:2px 12px 2px 0">${e(label)}</th><td>${e(value)}</td></tr>`)
+      ? `<table style="border-collapse:collapse;margin:0 0 16px">${facts
+          .map(([label, value]) => `<tr><th style="text-align:left;vertical-align:top;padding:3px 16px 3px 0;color:#5b6475;font-weight:normal">${e(label)}</th><td style="padding:3px 0">${e(value)}</td></tr>`)
           .join('')}</table>`
       : '',
-    body.list ? `<p>${e(body.list.title)}:</p><ul>${body.list.items.map((item) => `<li>${e(item)}</li>`).join('')}</ul>` : '',
-    body.link && /^https?:\/\//i.test(body.link.url) ? `<p><a href="${e(body.link.url)}">${e(body.link.label)}</a></p>` : '',
-    ...body.outro.map((line) => `<p>${e(line)}</p>`),
-    '</body></html>',
+    body.list ? `<p style="margin:0 0 4px">${e(body.list.title)}:</p><ul style="margin:0 0 16px">${body.list.items.map((item) => `<li>${e(item)}</li>`).join('')}</ul>` : '',
+    body.link && /^https?:\/\//i.test(body.link.url)
+      ? `<p style="margin:0 0 16px"><a href="${e(body.link.url)}" style="display:inline-block;padding:9px 16px;background:#1d4ed8;color:#ffffff;text-decoration:none;border-radius:6px">${e(body.link.label)}</a></p>`
+      : '',
+    ...body.outro.map((line) => `<p style="margin:0 0 8px">${e(line)}</p>`),
+    '</td></tr></table></body></html>',
   ].join('');
 
   return { text, html };

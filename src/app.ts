@@ -33,6 +33,7 @@ import { initialiseSettings, settingsRoutes, siteOf } from './modules/settings/i
 import { agentRoutes } from './modules/agents/index.js';
 import { availabilityRoutes } from './modules/availability/index.js';
 import { bookingEventsOfOrders, bookingRoutes } from './modules/bookings/index.js';
+import { calendarFeedRoutes, publicFeedRoutes } from './modules/calendar-feeds/index.js';
 import { catalogRoutes } from './modules/catalog/index.js';
 import { couponRoutes } from './modules/coupons/index.js';
 import { customerRoutes } from './modules/customers/index.js';
@@ -306,6 +307,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     }),
     { prefix: API_ROOT },
   );
-  await app.register(manageRoutes, { prefix: '/manage-booking', links: manageLinks });
+  await app.register(calendarFeedRoutes(config.publicUrl), { prefix: API_ROOT });
+  await app.register(publicFeedRoutes(config.publicUrl), { prefix: '/calendar-feeds' });
+  await app.register(manageRoutes, { prefix: '/manage-booking', links: manageLinks, publicUrl: config.publicUrl });
   return app;
 }

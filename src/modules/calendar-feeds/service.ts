@@ -84,10 +84,10 @@ async function requireAgent(db: Db, id: number): Promise<void> {
 }
 
 /** POST /agents/{id}/calendar-feeds: a new feed, its secret URL in this answer only (its token's hash is stored). */
-export async function createFeed(db: Db, publicUrl: string, agentId: number, body: FeedCreateBody | undefined): Promise<CalendarFeedWithUrlView> {
+export async function createFeed(db: Db, publicUrl: string, agentId: number, body: FeedCreateBody): Promise<CalendarFeedWithUrlView> {
   await requireAgent(db, agentId);
   const token = randomBytes(32).toString('base64url');
-  const row = await repository.insertFeed(db, { agent_id: agentId, token_hash: hashOf(token), label: body?.label ?? null, created_at: new Date().toISOString(), last_used_at: null });
+  const row = await repository.insertFeed(db, { agent_id: agentId, token_hash: hashOf(token), label: body.label ?? null, created_at: new Date().toISOString(), last_used_at: null });
   return { id: row.id, agent_id: row.agent_id, label: row.label, url: `${publicUrl}/calendar-feeds/${token}.ics`, created_at: row.created_at };
 }
 

@@ -126,10 +126,15 @@ function maskKeys(url: string): string {
   return `${url.slice(0, start + 1)}${parameters.join('&')}`;
 }
 
+/** The URL with a calendar feed's token (the feed's only credential, in its path) masked. */
+function maskFeedToken(url: string): string {
+  return url.startsWith('/calendar-feeds/') ? url.replace(/^\/calendar-feeds\/[^/?#]*/, '/calendar-feeds/[redacted]') : url;
+}
+
 function requestForLog(request: FastifyRequest) {
   return {
     method: request.method,
-    url: maskKeys(request.url),
+    url: maskKeys(maskFeedToken(request.url)),
     host: request.host,
     remoteAddress: request.ip,
     remotePort: request.socket?.remotePort,

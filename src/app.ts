@@ -33,7 +33,7 @@ import { initialiseSettings, settingsRoutes, siteOf } from './modules/settings/i
 import { agentRoutes } from './modules/agents/index.js';
 import { availabilityRoutes } from './modules/availability/index.js';
 import { bookingEventsOfOrders, bookingRoutes } from './modules/bookings/index.js';
-import { calendarFeedRoutes, publicFeedRoutes } from './modules/calendar-feeds/index.js';
+import { calendarFeedRoutes, publicFeedRoutes, storedReplyFeedUrls } from './modules/calendar-feeds/index.js';
 import { catalogRoutes } from './modules/catalog/index.js';
 import { couponRoutes } from './modules/coupons/index.js';
 import { customerRoutes } from './modules/customers/index.js';
@@ -279,7 +279,12 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   registerAuth(app, { findKey: (presented) => findActiveKey(database.db, presented), nodeEnv: config.nodeEnv, rateLimits, audit, now: options.now ?? Date.now });
   // Before idempotency: a refused request claims no key, as one refused by its schema.
   registerInputGuard(app);
-  registerIdempotency(app, database.db, storedReplyLinks(database.db, manageLinks));
+  const replyLinks = storedReplyLinks(database.db, manageLinks);
+  const replyFeedUrls = storedReplyFeedUrls(config.publicUrl);
+  registerIdempotency(app, database.db, {
+    store: async (body) => replyFeedUrls.store(await replyLinks.store(body)),
+    replay: async (body) => replyLinks.replay(await replyFeedUrls.replay(body)),
+  });
 
   await app.register(swagger, openApiOptions(config));
   await app.register(swaggerUi, {

@@ -79,6 +79,22 @@ describe.each(DIALECTS)('calendar feeds (%s)', (dialect) => {
     expect((await t.app.inject({ method: 'GET', url: `/calendar-feeds/${'A'.repeat(43)}.ics` })).statusCode).toBe(404);
   });
 
+  it('keeps no token in a stored idempotent reply: a retry answers that the response is lost', async () => {
+    const { agentId } = await newSite(t.db);
+    const key = await t.key();
+    const post = () =>
+      t.app.inject({ method: 'POST', url: `${API}/agents/${agentId}/calendar-feeds`, headers: { 'x-api-key': key, 'idempotency-key': 'feed-1' }, payload: { label: 'Retry' } });
+    const first = await post();
+    expect(first.statusCode).toBe(201);
+    const token = /\/calendar-feeds\/([^.]+)\.ics/.exec(first.json().data.url as string)?.[1] as string;
+    const stored = await t.db.selectFrom('idempotency_keys').select('response_body').where('idempotency_key', '=', 'feed-1').executeTakeFirstOrThrow();
+    expect(stored.response_body).not.toContain(token);
+    const retry = await post();
+    expect(retry.statusCode).toBe(409);
+    expect(retry.json().error.code).toBe('idempotency_response_lost');
+    expect(await t.db.selectFrom('calendar_feeds').select('id').where('agent_id', '=', agentId).execute()).toHaveLength(1);
+  });
+
   it('needs agents:write to make or revoke, agents:read to list; refuses unknown agents and fields', async () => {
     const { agentId } = await newSite(t.db);
     const reader = await t.key({ permissions: ['agents:read'] });

@@ -16,7 +16,7 @@ export function calendarFeedRoutes(publicUrl: string) {
         schema: {
           operationId: 'createCalendarFeed',
           summary: "Make a secret iCalendar feed of the agent's bookings; the answer shows its URL, this once",
-          description: 'The feed lists the pending and approved bookings from 30 days back to a year ahead. Anyone with the URL can read it: revoke it by deleting the feed.',
+          description: 'The feed lists the pending and approved bookings from 30 days back to a year ahead. Anyone with the URL can read it: revoke it by deleting the feed. Only a hash of its token is kept, so a retry with the same Idempotency-Key answers 409 idempotency_response_lost.',
           tags,
           params: AgentParams,
           body: FeedCreateBody,

@@ -33,6 +33,7 @@ import { initialiseSettings, settingsRoutes, siteOf } from './modules/settings/i
 import { agentRoutes } from './modules/agents/index.js';
 import { availabilityRoutes } from './modules/availability/index.js';
 import { bookingEventsOfOrders, bookingRoutes, reminderTask } from './modules/bookings/index.js';
+import { calendarFeedRoutes, publicFeedRoutes, storedReplyFeedUrls } from './modules/calendar-feeds/index.js';
 import { catalogRoutes } from './modules/catalog/index.js';
 import { couponRoutes } from './modules/coupons/index.js';
 import { customerRoutes } from './modules/customers/index.js';
@@ -125,10 +126,15 @@ function maskKeys(url: string): string {
   return `${url.slice(0, start + 1)}${parameters.join('&')}`;
 }
 
+/** The URL with a calendar feed's token (the feed's only credential, in its path) masked. */
+function maskFeedToken(url: string): string {
+  return url.startsWith('/calendar-feeds/') ? url.replace(/^\/calendar-feeds\/[^/?#]*/, '/calendar-feeds/[redacted]') : url;
+}
+
 function requestForLog(request: FastifyRequest) {
   return {
     method: request.method,
-    url: maskKeys(request.url),
+    url: maskKeys(maskFeedToken(request.url)),
     host: request.host,
     remoteAddress: request.ip,
     remotePort: request.socket?.remotePort,
@@ -273,7 +279,12 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   registerAuth(app, { findKey: (presented) => findActiveKey(database.db, presented), nodeEnv: config.nodeEnv, rateLimits, audit, now: options.now ?? Date.now });
   // Before idempotency: a refused request claims no key, as one refused by its schema.
   registerInputGuard(app);
-  registerIdempotency(app, database.db, storedReplyLinks(database.db, manageLinks));
+  const replyLinks = storedReplyLinks(database.db, manageLinks);
+  const replyFeedUrls = storedReplyFeedUrls(config.publicUrl);
+  registerIdempotency(app, database.db, {
+    store: async (body) => replyFeedUrls.store(await replyLinks.store(body)),
+    replay: async (body) => replyLinks.replay(await replyFeedUrls.replay(body)),
+  });
 
   await app.register(swagger, openApiOptions(config));
   await app.register(swaggerUi, {
@@ -306,6 +317,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     }),
     { prefix: API_ROOT },
   );
-  await app.register(manageRoutes, { prefix: '/manage-booking', links: manageLinks });
+  await app.register(calendarFeedRoutes(config.publicUrl), { prefix: API_ROOT });
+  await app.register(publicFeedRoutes(config.publicUrl), { prefix: '/calendar-feeds' });
+  await app.register(manageRoutes, { prefix: '/manage-booking', links: manageLinks, publicUrl: config.publicUrl });
   return app;
 }

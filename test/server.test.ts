@@ -42,6 +42,8 @@ describe('the server process', () => {
     expect((await fetch(`${url}/manage-booking/NOSUCHCODE?role=agent&k%65y=SecretEncoded42`)).status).toBe(404);
     expect((await fetch(`${url}/manage-booking/NOSUCHCODE?%6Bey=SecretEncoded43&role=agent`)).status).toBe(404);
     expect((await fetch(`${url}/manage-booking/NOSUCHCODE?role=agent&k%zzy=SecretUndecodable44`)).status).toBeLessThan(500);
+    // Nor a calendar feed's token, which its path carries.
+    expect((await fetch(`${url}/calendar-feeds/SecretFeedToken42.ics`)).status).toBe(404);
     // The last request: once its line is in the log, so are the others'.
     expect((await fetch(`${url}/booking-api/v1/status`, { headers: { 'x-api-key': 'bk_test_SecretApiKey42' } })).status).toBe(401);
     await new Promise<void>((resolve) => {
@@ -51,6 +53,7 @@ describe('the server process', () => {
     expect(server.output().stdout).toContain('/manage-booking/NOSUCHCODE?role=agent&key=[redacted]');
     expect(server.output().stdout).toContain('/manage-booking/NOSUCHCODE?role=agent&k%65y=[redacted]');
     expect(server.output().stdout).toContain('/manage-booking/NOSUCHCODE?%6Bey=[redacted]&role=agent');
+    expect(server.output().stdout).toContain('/calendar-feeds/[redacted]');
     expect(server.output().stdout).not.toContain('Secret');
     server.child.kill('SIGTERM');
     const [code] = (await once(server.child, 'exit')) as [number];

@@ -915,6 +915,52 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/booking-api/v1/agents/{id}/calendar-feeds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the agent's calendar feeds, newest first, without their URLs
+         * @description Permission: `agents:read`.
+         */
+        get: operations["listCalendarFeeds"];
+        put?: never;
+        /**
+         * Make a secret iCalendar feed of the agent's bookings; the answer shows its URL, this once
+         * @description The feed lists the pending and approved bookings from 30 days back to a year ahead. Anyone with the URL can read it: revoke it by deleting the feed. Only a hash of its token is kept, so a retry with the same Idempotency-Key answers 409 idempotency_response_lost.
+         *
+         *     Permission: `agents:write`.
+         */
+        post: operations["createCalendarFeed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/booking-api/v1/agents/{id}/calendar-feeds/{feed_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a calendar feed: its URL answers 404 from now on
+         * @description Permission: `agents:write`.
+         */
+        delete: operations["deleteCalendarFeed"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1815,6 +1861,29 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             attempt_log: components["schemas"]["WebhookAttempt"][];
+        };
+        /** CalendarFeedWithUrl */
+        CalendarFeedWithUrl: {
+            id: number;
+            agent_id: number;
+            label: null | string;
+            /**
+             * Format: uri
+             * @description The feed's secret address (iCalendar, no key needed), shown only in this answer
+             */
+            url: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** CalendarFeed */
+        CalendarFeed: {
+            id: number;
+            agent_id: number;
+            label: null | string;
+            /** Format: date-time */
+            created_at: string;
+            /** @description When a calendar last fetched it (recorded at most once a minute); null before */
+            last_used_at: null | string;
         };
     };
     responses: never;
@@ -15287,6 +15356,564 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description true when this is the stored answer to an earlier request with the same Idempotency-Key, replayed */
                     "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Too Many Requests: Error, style 1 */
+            429: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Internal Server Error: Error, style 1 */
+            500: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Service Unavailable: Error, style 1 */
+            503: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+        };
+    };
+    listCalendarFeeds: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["CalendarFeed"][];
+                        pagination: {
+                            page: number;
+                            per_page: number;
+                            total: number;
+                            total_pages: number;
+                        };
+                    };
+                };
+            };
+            /** @description Bad Request: Error, style 1 */
+            400: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Unauthorized: Error, style 1 */
+            401: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Forbidden: Error, style 1 */
+            403: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Not Found: Error, style 1 */
+            404: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Too Many Requests: Error, style 1 */
+            429: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Internal Server Error: Error, style 1 */
+            500: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Service Unavailable: Error, style 1 */
+            503: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+        };
+    };
+    createCalendarFeed: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first response to this key (and this exact request) is stored for at least 24 hours and replayed to retries without doing the work again; the same key with a different request answers 422 idempotency_key_reused. A replayed answer carries the header Idempotent-Replayed: true. A retry while the first request is still being worked on waits for it, then answers 409 idempotency_key_in_progress after 15 s. If the service stopped after the work committed but before answering, a retry answers 409 idempotency_response_lost instead of doing it again: read the resource. Answers to requests that were handled are stored, errors included; a request refused before it is handled (authentication, permission, size, rate limit, or a body that fails its schema, except on /payments, which reports those itself) and server errors (5xx) store nothing: the key stays free for a corrected request. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What the feed is for, as its agent knows it */
+                    label?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset": number;
+                    /** @description true when this is the stored answer to an earlier request with the same Idempotency-Key, replayed */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message?: string;
+                        data: components["schemas"]["CalendarFeedWithUrl"];
+                    };
+                };
+            };
+            /** @description Bad Request: Error, style 1 */
+            400: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description true when this is the stored answer to an earlier request with the same Idempotency-Key, replayed */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Unauthorized: Error, style 1 */
+            401: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Forbidden: Error, style 1 */
+            403: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Not Found: Error, style 1 */
+            404: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description true when this is the stored answer to an earlier request with the same Idempotency-Key, replayed */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Conflict: Error, style 1 */
+            409: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description true when this is the stored answer to an earlier request with the same Idempotency-Key, replayed */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Payload Too Large: Error, style 1 */
+            413: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Unprocessable Entity: Error, style 1 */
+            422: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description true when this is the stored answer to an earlier request with the same Idempotency-Key, replayed */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Too Many Requests: Error, style 1 */
+            429: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Internal Server Error: Error, style 1 */
+            500: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Service Unavailable: Error, style 1 */
+            503: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+        };
+    };
+    deleteCalendarFeed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                feed_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining": number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        message?: string;
+                        data: {
+                            id: number;
+                            /** @enum {boolean} */
+                            deleted: true;
+                        };
+                    };
+                };
+            };
+            /** @description Bad Request: Error, style 1 */
+            400: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Unauthorized: Error, style 1 */
+            401: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Forbidden: Error, style 1 */
+            403: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorStyle1"];
+                };
+            };
+            /** @description Not Found: Error, style 1 */
+            404: {
+                headers: {
+                    /** @description Identifies the request in the service log; quote it when reporting a problem */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the key's window with the fewest left (minute or hour) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in that window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description When that window ends, in Unix seconds */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {

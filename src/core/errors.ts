@@ -24,6 +24,7 @@ export const ERROR_STATUS = {
   payment_not_found: 404,
   webhook_not_found: 404,
   webhook_delivery_not_found: 404,
+  calendar_feed_not_found: 404,
   time_slot_unavailable: 409,
   email_already_exists: 409,
   coupon_already_exists: 409,

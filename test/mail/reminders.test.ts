@@ -28,7 +28,7 @@ describe.each(DIALECTS)('reminders (%s)', (dialect) => {
   async function book(site: Site, date = MONDAY, time = '10:00'): Promise<{ id: number; startsAt: string; email: string }> {
     const res = await call('POST', '/bookings', { service_id: site.serviceId, agent_id: site.agentId, customer_id: site.customerId, start_date: date, start_time: time, send_confirmation: false });
     expect(res.statusCode).toBe(201);
-    const booking = res.json().data as Json;
+    const booking = res.json().data;
     return { id: booking.id, startsAt: new Date(booking.start_datetime as string).toISOString(), email: booking.customer.email };
   }
 

@@ -1,2 +1,2 @@
 export { default as agentRoutes } from './routes.js';
-export { findAgentByEmail, insertAgent, setAgentLocations, setAgentServices } from './repository.js';
+export { findAgent, findAgentByEmail, insertAgent, setAgentLocations, setAgentServices, type AgentRow } from './repository.js';

@@ -3,6 +3,14 @@ export { default as bookingRoutes } from './routes.js';
 export { SELF_SERVICE_STATUSES, selfServiceRefusal, type SelfServiceAction } from './self-service.js';
 export { type BookingStatus } from './table.js';
 export { TRANSITIONS, updateBooking } from './update.js';
-export { anyBookingNames, bookingAccessByCode, upcomingBookingCount, type CatalogRef } from './repository.js';
+export {
+  agentCalendarBookings,
+  anyBookingNames,
+  bookingAccessByCode,
+  calendarBooking,
+  upcomingBookingCount,
+  type CalendarBookingRow,
+  type CatalogRef,
+} from './repository.js';
 export { bookingEventsOfOrders } from './events.js';
 export { reminderTask } from './reminders.js';

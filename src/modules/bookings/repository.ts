@@ -484,3 +484,47 @@ export async function anyBookingNames(db: Db, column: CatalogRef, id: number): P
 export function bookingAccessByCode(db: Db, code: string): Promise<{ id: number; manage_link_version: number } | undefined> {
   return db.selectFrom('bookings').select(['id', 'manage_link_version']).where('booking_code', '=', code).executeTakeFirst();
 }
+
+/** What a calendar entry shows of a booking: its span and the names and contacts of its records. */
+function calendarBookings(db: Db) {
+  return withRelations(db).select([
+    'b.id',
+    'b.booking_code',
+    'b.status',
+    'b.start_at',
+    'b.end_at',
+    'b.attendees',
+    'b.notes',
+    'b.customer_comment',
+    'b.calendar_sequence',
+    'c.first_name as customer_first_name',
+    'c.last_name as customer_last_name',
+    'c.email as customer_email',
+    'c.phone as customer_phone',
+    'a.first_name as agent_first_name',
+    'a.last_name as agent_last_name',
+    'a.display_name as agent_display_name',
+    's.name as service_name',
+    'l.name as location_name',
+    'l.full_address as location_address',
+  ]);
+}
+
+/** The agent's pending and approved bookings starting in [fromIso, toIso), by start, at most `limit`. */
+export function agentCalendarBookings(db: Db, agentId: number, fromIso: string, toIso: string, limit: number) {
+  return calendarBookings(db)
+    .where('b.agent_id', '=', agentId)
+    .where('b.status', 'in', ['pending', 'approved'])
+    .where('b.start_at', '>=', fromIso)
+    .where('b.start_at', '<', toIso)
+    .orderBy('b.start_at')
+    .orderBy('b.id')
+    .limit(limit)
+    .execute();
+}
+export type CalendarBookingRow = Awaited<ReturnType<typeof agentCalendarBookings>>[number];
+
+/** One booking as a calendar entry shows it, whatever its status. */
+export function calendarBooking(db: Db, id: number): Promise<CalendarBookingRow | undefined> {
+  return calendarBookings(db).where('b.id', '=', id).executeTakeFirst();
+}

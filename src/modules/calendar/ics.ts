@@ -54,5 +54,6 @@ export function calendarOf(method: CalendarMethod, entries: readonly CalendarEnt
       ...(entry.attendee ? { attendees: [{ ...entry.attendee, rsvp: false }] } : {}),
     });
   }
-  return calendar.toString();
+  // RFC 5545 ends every content line, END:VCALENDAR's too, with CRLF; ical-generator leaves the last one out.
+  return `${calendar.toString()}\r\n`;
 }

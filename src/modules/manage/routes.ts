@@ -8,6 +8,7 @@ import { AppError } from '../../core/errors.js';
 import { html, SafeHtml } from '../../lib/html.js';
 import { isCalendarDate } from '../../lib/time.js';
 import { freeStartsToMove } from '../availability/index.js';
+import { bookingCalendar } from '../calendar-feeds/index.js';
 import {
   bookingAccessByCode,
   type BookingView,
@@ -144,6 +145,7 @@ ${hiddenAccess(access)}
 }
 
 function bookingPage(booking: BookingView, access: Access, notice: string | undefined, offer: Offer | undefined): SafeHtml {
+  const calendar = `/manage-booking/${encodeURIComponent(booking.booking_code)}/calendar.ics?${new URLSearchParams({ role: access.role, key: access.key }).toString()}`;
   return html`<h1>Booking ${booking.booking_code}</h1>
 ${notice ? html`<p class="notice">${notice}</p>` : ''}
 <dl>
@@ -155,6 +157,7 @@ ${notice ? html`<p class="notice">${notice}</p>` : ''}
 <dt>Customer</dt><dd>${booking.customer.full_name}</dd>
 <dt>Price</dt><dd>${booking.price}</dd>
 </dl>
+<p><a id="calendar" href="${calendar}">Add to calendar (.ics)</a></p>
 ${offer ? customerActions(booking, access, offer) : agentActions(booking, access)}`;
 }
 
@@ -181,7 +184,7 @@ const NOTICES = { cancelled: 'The booking is cancelled.', rescheduled: 'The book
 
 const NOT_FOUND = html`<h1>Booking not found</h1><p>This link does not name a booking, or it is no longer valid.</p>`;
 
-export default async function manageRoutes(app: App, options: { links: ManageLinks }): Promise<void> {
+export default async function manageRoutes(app: App, options: { links: ManageLinks; publicUrl: string }): Promise<void> {
   await app.register(formbody);
   // The API takes an empty JSON body for none (http/json-body.ts); a form post without its fields
   // is a request not understood, answered like any other malformed one.
@@ -218,6 +221,18 @@ export default async function manageRoutes(app: App, options: { links: ManageLin
     const notice = request.query.done === undefined ? undefined : NOTICES[request.query.done];
     const offer = request.query.role === 'customer' ? await offerOf(app, booking, await getSettings(app.db)) : undefined;
     return sendPage(reply, 200, `Booking ${booking.booking_code}`, bookingPage(booking, request.query, notice, offer));
+  });
+
+  app.get('/:code/calendar.ics', { schema: { hide: true, params: Params, querystring: Access } }, async (request, reply) => {
+    const row = await bookingAccessByCode(app.db, request.params.code);
+    const document =
+      row && options.links.matches(request.query.role, request.query.key, row) ? await bookingCalendar(app.db, options.publicUrl, row.id, request.query.role) : undefined;
+    if (document === undefined) return sendPage(reply, 404, 'Booking not found', NOT_FOUND);
+    return reply
+      .header('cache-control', 'no-store')
+      .header('content-disposition', 'attachment; filename="booking.ics"')
+      .type('text/calendar; charset=utf-8')
+      .send(document);
   });
 
   /** Back to the booking's page, saying what was done. */

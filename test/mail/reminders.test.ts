@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { App } from '../../src/core/app.js';
 import { MONDAY, newSite, requester, TUESDAY, type Site } from '../bookings/setup.js';
-import { buildTestApp, DIALECTS, useTestApp, type Json, type TestEnv } from '../helper.js';
+import { buildTestApp, DIALECTS, useTestApp, type TestEnv } from '../helper.js';
 import { parseMail } from './parsed.js';
 import { startSmtp, type TestSmtp } from './smtp.js';
 

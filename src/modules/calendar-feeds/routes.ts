@@ -66,7 +66,7 @@ export function calendarFeedRoutes(publicUrl: string) {
 /** `GET /calendar-feeds/{token}.ics`: the token is the only credential; a wrong one is a plain 404. */
 export function publicFeedRoutes(publicUrl: string) {
   return async function routes(app: App): Promise<void> {
-    app.get('/:token.ics', { schema: { hide: true, params: Type.Object({ token: Type.String() }) } }, async (request, reply) => {
+    app.get('/:token.ics', { schema: { hide: true, params: Type.Object({ token: Type.String({ maxLength: 100 }) }) } }, async (request, reply) => {
       const document = await service.feedDocument(app.db, publicUrl, request.params.token);
       // The answer holds customers' names and contacts: no cache may keep it.
       reply.header('cache-control', 'no-store');

@@ -12,7 +12,9 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   const id = idColumn(dialect);
   await db.schema.alterTable('bookings').addColumn('scheduled_at', 'varchar(32)').execute();
   await db.schema.alterTable('bookings').addColumn('calendar_sequence', 'integer', (c) => c.notNull().defaultTo(0)).execute();
-  await sql`update bookings set scheduled_at = created_at`.execute(db);
+  // Bookings made before reminders existed count from now: a reminder that fell due before the
+  // upgrade is not sent late to every booking of the next day at once.
+  await sql`update bookings set scheduled_at = ${new Date().toISOString()}`.execute(db);
   await db.schema.createIndex('bookings_start_at').on('bookings').columns(['start_at', 'status']).execute();
 
   await db.schema

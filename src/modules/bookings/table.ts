@@ -33,7 +33,10 @@ export interface BookingsTable {
   customer_comment: string | null;
   /** What the manage-booking links' keys are derived from with the id (manage-links): raised to revoke them. */
   manage_link_version: Generated<number>;
-  /** When the booking got its current time or came back from cancelled: a reminder already due then is not sent (migration 0025). */
+  /**
+   * When the booking got its current time or came back from cancelled (for bookings older than
+   * migration 0025, when that migration ran): a reminder already due then is not sent.
+   */
   scheduled_at: string;
   /** The iCalendar SEQUENCE of its copies in calendars: raised with each change a mail announces. */
   calendar_sequence: Generated<number>;

@@ -59,3 +59,8 @@ export async function recordReminderOutcomes(db: Db, rows: readonly ReminderOutc
     .execute();
   return new Set(written.map((r) => r.booking_id));
 }
+
+/** What a reminder checks and names of its bookings, as they are now. */
+export function remindedBookings(db: Db, ids: readonly number[]) {
+  return db.selectFrom('bookings').select(['id', 'start_at', 'status', 'manage_link_version', 'calendar_sequence']).where('id', 'in', ids).execute();
+}

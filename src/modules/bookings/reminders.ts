@@ -6,10 +6,10 @@ import { bookingMail, enqueueBookingMails } from '../mail/index.js';
 import type { ManageLinks } from '../manage-links/index.js';
 import { getSettings } from '../settings/index.js';
 import { loadDetail } from './present.js';
-import { dueReminders, recordReminderOutcomes, type DueReminder } from './reminder-repository.js';
-import { findBooking } from './repository.js';
+import { dueReminders, recordReminderOutcomes, remindedBookings, type DueReminder, type ReminderOutcome } from './reminder-repository.js';
 
 const BATCH = 100;
+const LIVE: ReadonlySet<string> = new Set(['pending', 'approved']);
 const MINUTE_MS = 60_000;
 
 /** A booking that got its time after the reminder was due (made or moved inside the offset) is not reminded late. */
@@ -18,33 +18,40 @@ function cameTooLate(due: DueReminder, offsetMinutes: number): boolean {
 }
 
 /**
- * One batch of one offset's due reminders, in one transaction holding the bookings' locks (an
- * update or cancellation of one waits, and is seen if it came first): each outcome is recorded
- * once for the booking's offset and start, and a reminder sent is an outbox row written with it.
- * Another instance doing the same batch records nothing and sends nothing.
+ * One batch of one offset's due reminders. Those that came too late are recorded as skipped in
+ * one statement: nothing is sent, so nothing need be locked (a booking moved meanwhile has
+ * another start, and so other reminders). The rest are sent in one transaction holding their
+ * bookings' locks (an update or cancellation of one waits, and is seen if it came first): each
+ * outcome is recorded once for the booking's offset and start, and only a reminder whose outcome
+ * this transaction wrote becomes an outbox row, written with it; another instance doing the same
+ * batch records nothing and sends nothing.
  */
 async function remindBatch(db: Db, links: ManageLinks, offsetMinutes: number, now: Date): Promise<number> {
   const due = await dueReminders(db, offsetMinutes, now, BATCH);
-  if (due.length === 0) return 0;
+  const at = now.toISOString();
+  const outcome = (d: DueReminder, result: ReminderOutcome['outcome']): ReminderOutcome => ({ booking_id: d.booking_id, offset_minutes: offsetMinutes, start_at: d.start_at, outcome: result, created_at: at });
+  await recordReminderOutcomes(
+    db,
+    due.filter((d) => cameTooLate(d, offsetMinutes)).map((d) => outcome(d, 'skipped')),
+  );
+  const toSend = due.filter((d) => !cameTooLate(d, offsetMinutes));
+  if (toSend.length === 0) return due.length;
   await lockedTransaction(
     db,
-    due.map((d) => bookingLock(d.booking_id)),
+    toSend.map((d) => bookingLock(d.booking_id)),
     async (trx) => {
-      const at = now.toISOString();
-      const bookings = [];
-      for (const d of due) {
-        const booking = await findBooking(trx, d.booking_id);
-        // Moved, cancelled or deleted since it was read: the next round sees it as it is now.
-        if (booking && booking.start_at === d.start_at && (booking.status === 'pending' || booking.status === 'approved')) bookings.push({ due: d, booking });
-      }
+      const current = new Map((await remindedBookings(trx, toSend.map((d) => d.booking_id))).map((b) => [b.id, b]));
+      // Moved, cancelled or deleted since it was read: the next round sees it as it is now.
+      const still = toSend.filter((d) => current.get(d.booking_id)?.start_at === d.start_at && LIVE.has(current.get(d.booking_id)?.status ?? ''));
       const written = await recordReminderOutcomes(
         trx,
-        bookings.map(({ due: d }) => ({ booking_id: d.booking_id, offset_minutes: offsetMinutes, start_at: d.start_at, outcome: cameTooLate(d, offsetMinutes) ? 'skipped' : 'sent', created_at: at })),
+        still.map((d) => outcome(d, 'sent')),
       );
       const { currency } = await getSettings(trx);
       const mails = [];
-      for (const { due: d, booking } of bookings) {
-        if (!written.has(d.booking_id) || cameTooLate(d, offsetMinutes)) continue;
+      for (const d of still) {
+        const booking = current.get(d.booking_id);
+        if (!booking || !written.has(d.booking_id)) continue;
         const view = await loadDetail(trx, d.booking_id, links, currency);
         if (view) mails.push(bookingMail(view, 'booking_reminder', { linkVersion: booking.manage_link_version, calendarSequence: booking.calendar_sequence }));
       }

@@ -217,7 +217,7 @@ describe.each(DIALECTS)('admin pages (%s)', (dialect) => {
         .execute();
       const res = await post('/admin/settings', { timezone: 'Europe/Berlin', slot_interval_minutes: '15', min_lead_minutes: '120', ...WEEKLY_FORM });
       expect(res.statusCode).toBe(303);
-      // The page leaves max_advance_days (set through the API and the CLI) as it was.
+      // The page leaves max_advance_days and the message settings (set through the API and the CLI) as they were.
       expect(await getSettings(t.db)).toEqual({
         timezone: 'Europe/Berlin',
         slot_interval_minutes: 15,
@@ -226,6 +226,8 @@ describe.each(DIALECTS)('admin pages (%s)', (dialect) => {
         cancel_cutoff_minutes: 0,
         reschedule_cutoff_minutes: 0,
         currency: 'USD',
+        reminder_offsets_minutes: [1440],
+        staff_notifications: true,
       });
       const schedule = await readSiteSchedule(t.db);
       expect(schedule.weekly.monday).toEqual([

@@ -15,7 +15,8 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   // Bookings made before reminders existed count from now: a reminder that fell due before the
   // upgrade is not sent late to every booking of the next day at once.
   await sql`update bookings set scheduled_at = ${new Date().toISOString()}`.execute(db);
-  await db.schema.createIndex('bookings_start_at').on('bookings').columns(['start_at', 'status']).execute();
+  // Status first: the reminder scan's two equalities then a range; the availability reads, which filter on status <> 'cancelled', keep their agent index.
+  await db.schema.createIndex('bookings_status_start_at').on('bookings').columns(['status', 'start_at']).execute();
 
   await db.schema
     .createTable('booking_reminders')

@@ -1,6 +1,5 @@
 import type { Kysely } from 'kysely';
 import type { Db } from '../../db/database.js';
-import { lockedTransaction } from '../../db/transactions.js';
 import type { JobColumns, JobTableName } from './table.js';
 
 /**
@@ -49,21 +48,10 @@ export interface Finished {
 }
 
 /**
- * Records what became of claimed rows and releases their claims, in one transaction. Only the
- * holder of a claim writes: the ids of rows whose claim lapsed (another runner took them over).
+ * Records what became of a claimed row and releases the claim. Only the holder of the claim
+ * writes: when the claim lapsed and another runner took the row over, this returns false.
  */
-export async function finishAll(db: Db, table: JobTableName, claimUntil: string, outcomes: readonly { id: number; finished: Finished }[], now: string): Promise<number[]> {
-  if (outcomes.length === 0) return [];
-  return lockedTransaction(db, [], async (trx) => {
-    const lapsed = [];
-    for (const { id, finished } of outcomes) {
-      if (!(await finish(trx, table, id, claimUntil, finished, now))) lapsed.push(id);
-    }
-    return lapsed;
-  });
-}
-
-async function finish(db: Db, table: JobTableName, id: number, claimUntil: string, finished: Finished, now: string): Promise<boolean> {
+export async function finish(db: Db, table: JobTableName, id: number, claimUntil: string, finished: Finished, now: string): Promise<boolean> {
   const result = await jobTables(db)
     .updateTable(table)
     .set({

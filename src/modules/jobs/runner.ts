@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/database.js';
 import type { Backoff } from './backoff.js';
-import { claimDue, finishAll, releaseClaims, type Finished } from './repository.js';
+import { claimDue, finish, releaseClaims } from './repository.js';
 import type { JobColumns, JobTableName } from './table.js';
 
 /** What became of one attempt at a job. */
@@ -134,19 +134,20 @@ export class JobRunner {
       if (this.stopping) return;
       const claimUntil = new Date(now.getTime() + queue.claimMs).toISOString();
       const rows = (await claimDue(this.db, queue.table, now.toISOString(), claimUntil, queue.batchSize)) as unknown as JobColumns[];
-      const done: { id: number; status: string; finished: Finished }[] = [];
       // Up to `concurrency` rows at once: a webhook endpoint's answer need not wait for another's.
-      for (let start = 0; start < rows.length && !this.stopping; start += queue.concurrency) {
-        done.push(...(await Promise.all(rows.slice(start, start + queue.concurrency).map(async (row) => ({ id: row.id, ...(await this.attempt(queue, row, now)) })))));
-      }
-      // One transaction for the batch's outcomes, not one commit per job: a busy queue's
-      // bookkeeping would otherwise take the (SQLite: the one) writer from the requests.
-      const lapsed = await finishAll(this.db, queue.table, claimUntil, done, new Date().toISOString());
-      for (const id of lapsed) this.log.warn({ queue: queue.name, id }, 'job claim lapsed before its outcome was recorded');
-      for (const { status } of done) tally[status] = (tally[status] ?? 0) + 1;
-      if (done.length < rows.length) {
-        await releaseClaims(this.db, queue.table, rows.slice(done.length).map((r) => r.id), claimUntil);
-        return;
+      for (let start = 0; start < rows.length; start += queue.concurrency) {
+        if (this.stopping) {
+          await releaseClaims(this.db, queue.table, rows.slice(start).map((r) => r.id), claimUntil);
+          return;
+        }
+        await Promise.all(
+          rows.slice(start, start + queue.concurrency).map(async (row) => {
+            const { status, finished } = await this.attempt(queue, row, now);
+            const recorded = await finish(this.db, queue.table, row.id, claimUntil, finished, new Date().toISOString());
+            if (!recorded) this.log.warn({ queue: queue.name, id: row.id }, 'job claim lapsed before its outcome was recorded');
+            tally[status] = (tally[status] ?? 0) + 1;
+          }),
+        );
       }
       if (rows.length < queue.batchSize) return;
     }

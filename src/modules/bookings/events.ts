@@ -3,12 +3,9 @@ import type { Db } from '../../db/database.js';
 import { changedAttributes, recordEvents, type EventType, type NewEvent } from '../events/index.js';
 import type { ManageLinks } from '../manage-links/index.js';
 import type { BookingEvents } from '../orders/index.js';
-import { bookingChanges, enqueueBookingMails } from '../mail/index.js';
-import { linkedBooking } from '../manage-links/index.js';
 import { getSettings } from '../settings/index.js';
-import { bookingNotices } from './notices.js';
+import { writeChangeNotices } from './notices.js';
 import { loadDetail, withoutManageLinks } from './present.js';
-import { raiseCalendarSequence } from './repository.js';
 
 /** One event per change, named by what matters most to a subscriber: cancelled, another status, a new time or place, or anything else. */
 export function bookingEventType(oldStatus: string, newStatus: string, rescheduled: boolean): EventType {
@@ -42,13 +39,7 @@ export function bookingEventsOfOrders(links: ManageLinks): BookingEvents {
       return previousAttributes === undefined ? [] : [{ type: bookingEventType(old.status, data.status, false), resourceId: view.id, data, previousAttributes }];
     });
     await recordEvents(trx, actor, events);
-    for (const [i, view] of after.entries()) {
-      const old = before[i]!;
-      if (bookingChanges(old, view).length === 0) continue;
-      const calendarSequence = await raiseCalendarSequence(trx, view.id);
-      const { manage_link_version: linkVersion } = (await linkedBooking(trx, view.id))!;
-      await enqueueBookingMails(trx, bookingNotices(old, view, { staffNotices: settings.staff_notifications }, { linkVersion, calendarSequence }));
-    }
+    for (const [i, view] of after.entries()) await writeChangeNotices(trx, before[i]!, view, { staffNotices: settings.staff_notifications });
     return result;
   };
 }

@@ -1,4 +1,7 @@
-import { bookingChanges, bookingMail, type BookingFacts, type OutgoingMail } from '../mail/index.js';
+import type { Db } from '../../db/database.js';
+import { bookingChanges, bookingMail, enqueueBookingMails, type BookingFacts, type OutgoingMail } from '../mail/index.js';
+import { linkedBooking } from '../manage-links/index.js';
+import { raiseCalendarSequence } from './repository.js';
 
 /** What decides who is told of a change besides the change itself. */
 export interface NoticePolicy {
@@ -68,4 +71,17 @@ export function bookingNotices(before: BookingFacts | undefined, after: BookingF
     } else if (movedInCalendar(before, after)) staff(after, 'staff_booking_changed', changes);
   }
   return mails.filter((m) => m !== undefined);
+}
+
+/**
+ * Writes the mails of a change to an existing booking with the caller's transaction. A change its
+ * customer sees raises the booking's calendar SEQUENCE first, so every calendar takes the copy
+ * these mails carry over the one it has; a change of nothing seen writes nothing.
+ */
+export async function writeChangeNotices(trx: Db, before: BookingFacts, after: BookingFacts, policy: NoticePolicy): Promise<void> {
+  if (bookingChanges(before, after).length === 0) return;
+  const calendarSequence = await raiseCalendarSequence(trx, after.id);
+  // The change may have renewed the links (a new customer, a new email): the mails carry the current ones.
+  const { manage_link_version: linkVersion } = (await linkedBooking(trx, after.id))!;
+  await enqueueBookingMails(trx, bookingNotices(before, after, policy, { linkVersion, calendarSequence }));
 }

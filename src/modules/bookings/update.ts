@@ -6,8 +6,7 @@ import { bookingEventType } from './events.js';
 import { AppError, notFound } from '../../core/errors.js';
 import { nowIso } from '../../lib/time.js';
 import { findService, freeCandidate, inZone, serviceWindow, slotContextOf, startInstant, workingCandidates } from '../availability/index.js';
-import { bookingChanges, enqueueBookingMails } from '../mail/index.js';
-import { bookingNotices } from './notices.js';
+import { writeChangeNotices } from './notices.js';
 import { bookingCancelled, repriceBooking, setBookingItemData, updateOrder, withOrderEvents } from '../orders/index.js';
 import { findCustomerContact } from '../customers/index.js';
 import { getSettings } from '../settings/index.js';
@@ -21,7 +20,7 @@ import { checkSelfService, type SelfServiceAction } from './self-service.js';
 import type { BookingStatus } from './table.js';
 import { bookingItemData, spanColumns } from './written.js';
 import { agentLock, bookingLock, CATALOG_LOCK, customerLock, emailLock, type LockKey, orderLock } from '../../core/locks.js';
-import { linkedBooking, renewManageLinks, type ManageLinks } from '../manage-links/index.js';
+import { renewManageLinks, type ManageLinks } from '../manage-links/index.js';
 
 const MINUTE_MS = 60_000;
 
@@ -248,13 +247,6 @@ async function applyUpdate(
   if (previousAttributes !== undefined) {
     await recordEvent(trx, actor, { type: bookingEventType(booking.status, status, rescheduled), resourceId: view.id, data: withoutManageLinks(view), previousAttributes });
   }
-  // Calendars take over their copy of what its customer sees change; a change of nothing seen sends nothing.
-  if (bookingChanges(before, view).length > 0) {
-    const calendarSequence = await repository.raiseCalendarSequence(trx, booking.id);
-    // This update may have renewed the links (a new customer, a new email): the mail carries the current ones.
-    const { manage_link_version: linkVersion } = (await linkedBooking(trx, booking.id)) as { manage_link_version: number };
-    const policy = { staffNotices: settings.staff_notifications, notifyCustomer: update.sendNotification };
-    await enqueueBookingMails(trx, bookingNotices(before, view, policy, { linkVersion, calendarSequence }));
-  }
+  await writeChangeNotices(trx, before, view, { staffNotices: settings.staff_notifications, notifyCustomer: update.sendNotification });
   return view;
 }

@@ -12,7 +12,6 @@ export interface CalendarEntry {
   description: string;
   location: string;
   status: 'confirmed' | 'tentative' | 'cancelled';
-  url?: string;
   organizer?: { name: string; email: string };
   attendee?: { name: string; email: string };
   /** DTSTAMP: when this copy was made. */
@@ -49,7 +48,6 @@ export function calendarOf(method: CalendarMethod, entries: readonly CalendarEnt
       description: entry.description,
       location: entry.location,
       status: method === 'CANCEL' ? ICalEventStatus.CANCELLED : STATUS[entry.status],
-      ...(entry.url ? { url: entry.url } : {}),
       ...(entry.organizer ? { organizer: entry.organizer } : {}),
       ...(entry.attendee ? { attendees: [{ ...entry.attendee, rsvp: false }] } : {}),
     });
